@@ -1,0 +1,133 @@
+//! Domains and VCPUs: run states with exact accounting, and the guest work model.
+//!
+//! A guest is modelled by the work it asks its VCPUs to do. Each domain has a
+//! guest run queue of [`WorkItem`]s; a VCPU holds at most one item at a time
+//! (the guest thread it is running). A VCPU is runnable exactly when its guest
+//! has work for it; when the guest has none the VCPU blocks (the guest halts),
+//! and it wakes when work arrives. Work preempted by the hypervisor keeps its
+//! remaining demand and resumes when the VCPU runs again.
+
+use crate::ids::{DomId, PcpuId};
+use crate::metrics::LatencyHistogram;
+use crate::time::Time;
+use std::collections::VecDeque;
+
+/// CPU demand that never completes (a CPU-bound loop).
+pub const FOREVER: u64 = u64::MAX;
+
+/// A piece of guest work: CPU demand plus a tag the workload uses to know
+/// what to do when it completes (its continuation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkItem {
+    /// CPU time still needed, ns ([`FOREVER`] for a loop that never ends).
+    pub remaining_ns: u64,
+    /// Workload-defined continuation tag.
+    pub tag: u32,
+}
+
+/// The state a VCPU is in; every nanosecond is accounted to exactly one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RunState {
+    /// On a PCPU.
+    Running = 0,
+    /// Ready and waiting for a PCPU (xentop's "waited", VMware's "CPU ready").
+    Runnable = 1,
+    /// Halted: its guest has nothing for it to do.
+    Blocked = 2,
+    /// Paused (administratively, or parked by a cap) or offline.
+    Offline = 3,
+}
+
+/// One virtual CPU.
+#[derive(Clone, Debug)]
+pub struct Vcpu {
+    /// Owning domain.
+    pub dom: DomId,
+    /// Number within the domain (`vcpu` in output, `<domain>.v<n>` in traces).
+    pub index: u32,
+    /// The PCPU it runs on, or last ran on, or is queued for (Xen's `processor`).
+    pub processor: PcpuId,
+    /// Index of its hard-affinity mask in the world's mask table.
+    pub hard_mask: u16,
+    /// Index of its soft-affinity mask in the world's mask table.
+    pub soft_mask: u16,
+    /// The PCPU it is running on right now.
+    pub running_on: Option<PcpuId>,
+    /// Halted by its guest (no work).
+    pub blocked: bool,
+    /// Pause count (parking by a cap, `xl pause`). Runnable only at 0.
+    pub pause_count: u16,
+    /// Being migrated (Xen's `_VPF_migrating`): not runnable until moved.
+    pub migrating: bool,
+    /// Online (VCPU hotplug).
+    pub online: bool,
+    /// The guest work it holds.
+    pub item: Option<WorkItem>,
+    /// Work progresses from this instant (switch-in time plus switch cost).
+    pub progress_from: Time,
+    /// Generation of its pending work-completion event.
+    pub work_gen: u32,
+    /// Current run state and when it was entered.
+    pub state: RunState,
+    pub state_since: Time,
+    /// Accumulated ns per [`RunState`] (indexed by `RunState as usize`).
+    pub state_ns: [u64; 4],
+    /// Times switched onto a PCPU.
+    pub context_switches: u64,
+    /// Times it started running on a PCPU other than the one it last ran on.
+    pub migrations: u64,
+    /// The PCPU it last ran on.
+    pub last_ran_on: Option<PcpuId>,
+    /// When it last woke from blocked, until it next runs.
+    pub woke_at: Option<Time>,
+    /// Wake-to-run latencies.
+    pub wake_latency: LatencyHistogram,
+}
+
+impl Vcpu {
+    /// May a scheduler run it? (Xen's `vcpu_runnable`.)
+    #[inline]
+    pub fn runnable(&self) -> bool {
+        !self.blocked && self.pause_count == 0 && !self.migrating && self.online
+    }
+
+    /// The run state its flags imply.
+    #[inline]
+    pub fn implied_state(&self) -> RunState {
+        if self.running_on.is_some() {
+            RunState::Running
+        } else if self.blocked && self.online {
+            RunState::Blocked
+        } else if self.pause_count > 0 || !self.online {
+            RunState::Offline
+        } else {
+            RunState::Runnable
+        }
+    }
+
+    /// Accumulated ns in each state up to `now`, including the current stretch.
+    #[inline]
+    pub fn state_ns_at(&self, now: Time) -> [u64; 4] {
+        let mut s = self.state_ns;
+        s[self.state as usize] += now.since(self.state_since);
+        s
+    }
+}
+
+/// One domain (virtual machine).
+#[derive(Clone, Debug)]
+pub struct Domain {
+    /// Name from the scenario.
+    pub name: String,
+    /// The first of its VCPUs' ids; they are contiguous.
+    pub first_vcpu: u32,
+    /// Number of VCPUs.
+    pub nvcpus: u32,
+    /// A driver domain (hosts backends; Domain 0 by default).
+    pub driver: bool,
+    /// The guest run queue: work not yet taken by a VCPU.
+    pub queue: VecDeque<WorkItem>,
+    /// Where the guest starts looking for a halted VCPU to wake.
+    pub wake_cursor: u32,
+}

@@ -1,0 +1,885 @@
+//! The simulation engine: the world (PCPUs, VCPUs, domains), the event loop,
+//! the guest work model and exact state accounting.
+//!
+//! One thread, one event queue, integer-nanosecond time. Cancellation is by
+//! generation counters: a timer event carries the generation it was armed with
+//! and a stale pop is dropped. Randomness comes only from per-workload seeded
+//! streams. Same scenario + same seed ⇒ identical results.
+
+mod queue;
+mod summary;
+
+pub use queue::{Event, EventQueue};
+
+use crate::cpumask::CpuMask;
+use crate::domain::{Domain, RunState, Vcpu, WorkItem, FOREVER};
+use crate::error::SimError;
+use crate::host::{Platform, Topology};
+use crate::ids::{DomId, PcpuId, VcpuId};
+use crate::metrics::Series;
+use crate::params::Params;
+use crate::rng::{stream_key, Rng};
+use crate::scenario::{Action, ActionWhat, Scenario};
+use crate::sched::{self, Deferred, SchedCtx, Scheduler};
+use crate::time::Time;
+use crate::workload::{self, GuestCtx, Workload};
+
+/// One physical CPU.
+#[derive(Clone, Debug, Default)]
+pub struct Pcpu {
+    /// The VCPU it runs (`None` = idle).
+    pub current: Option<VcpuId>,
+    /// Generation of the pending softirq event, if any.
+    softirq_gen: u32,
+    /// When the pending softirq is due.
+    softirq_at: Option<Time>,
+    /// Generation of the slice timer.
+    slice_gen: u32,
+    /// Accumulated idle time and since when it is idle.
+    idle_ns: u64,
+    idle_since: Option<Time>,
+    /// Times `do_schedule` ran here.
+    pub schedules: u64,
+}
+
+/// Everything the scheduler and workloads act on, apart from themselves.
+pub struct World {
+    pub(crate) now: Time,
+    pub(crate) queue: EventQueue,
+    pub(crate) topo: Topology,
+    pub(crate) platform: Platform,
+    pub(crate) pcpus: Vec<Pcpu>,
+    pub(crate) vcpus: Vec<Vcpu>,
+    pub(crate) doms: Vec<Domain>,
+    /// Affinity masks, shared by index (0 = all PCPUs).
+    pub(crate) masks: Vec<CpuMask>,
+    /// Generation and home PCPU of each scheduler timer id.
+    sched_timers: Vec<(u32, PcpuId)>,
+    pub(crate) deferred: Vec<Deferred>,
+    /// Domains whose guest run queue got work during the current callback.
+    guest_dirty: Vec<DomId>,
+    /// The PCPU whose code is running now, for local vs remote tickles.
+    pub(crate) local: Option<PcpuId>,
+    /// First invariant violation seen (the run stops with an internal error).
+    fatal: Option<String>,
+}
+
+impl World {
+    /// Raise SCHEDULE_SOFTIRQ on `p` after `delay` ns, unless one is already
+    /// due no later than that.
+    pub(crate) fn raise_softirq(&mut self, p: PcpuId, delay: u64) {
+        let at = self.now.after(delay);
+        let pc = &mut self.pcpus[p.idx()];
+        if matches!(pc.softirq_at, Some(t) if t <= at) {
+            return;
+        }
+        pc.softirq_gen = pc.softirq_gen.wrapping_add(1);
+        pc.softirq_at = Some(at);
+        let gen = pc.softirq_gen;
+        self.queue.push(at, Event::Softirq { pcpu: p, gen });
+    }
+
+    pub(crate) fn arm_sched_timer(&mut self, id: u32, at: Time, home: PcpuId) {
+        let i = id as usize;
+        if i >= self.sched_timers.len() {
+            self.sched_timers.resize(i + 1, (0, PcpuId(0)));
+        }
+        let slot = &mut self.sched_timers[i];
+        slot.0 = slot.0.wrapping_add(1);
+        slot.1 = home;
+        let gen = slot.0;
+        self.queue.push(at.max(self.now), Event::SchedTimer { id, gen });
+    }
+
+    pub(crate) fn cancel_sched_timer(&mut self, id: u32) {
+        if let Some(slot) = self.sched_timers.get_mut(id as usize) {
+            slot.0 = slot.0.wrapping_add(1);
+        }
+    }
+
+    pub(crate) fn arm_workload_timer(&mut self, dom: DomId, at: Time, token: u32) {
+        self.queue.push(at.max(self.now), Event::WorkloadTimer { dom, token });
+    }
+
+    pub(crate) fn note_guest_work(&mut self, dom: DomId) {
+        if !self.guest_dirty.contains(&dom) {
+            self.guest_dirty.push(dom);
+        }
+    }
+
+    /// Drop all guest work of `dom`: queued items and the items its VCPUs hold.
+    pub(crate) fn cancel_guest_work(&mut self, dom: DomId) {
+        let d = &mut self.doms[dom.idx()];
+        d.queue.clear();
+        let (first, n) = (d.first_vcpu, d.nvcpus);
+        for vi in first..first + n {
+            let v = &mut self.vcpus[vi as usize];
+            v.item = None;
+            v.work_gen = v.work_gen.wrapping_add(1);
+            if let Some(p) = v.running_on {
+                // The guest halts: a local SCHEDOP_block on that PCPU.
+                v.blocked = true;
+                self.raise_softirq(p, 0);
+            }
+        }
+    }
+
+    /// Move `v`'s accounting to the state its flags imply.
+    #[inline]
+    fn update_state(&mut self, v: VcpuId) {
+        let now = self.now;
+        let vc = &mut self.vcpus[v.idx()];
+        let new = vc.implied_state();
+        if new != vc.state {
+            vc.state_ns[vc.state as usize] += now.since(vc.state_since);
+            vc.state = new;
+            vc.state_since = now;
+        }
+    }
+
+    /// Bring the running VCPU's work item up to date.
+    #[inline]
+    fn settle_work(&mut self, v: VcpuId) {
+        let now = self.now;
+        let vc = &mut self.vcpus[v.idx()];
+        if now > vc.progress_from {
+            let ran = now.since(vc.progress_from);
+            if let Some(it) = vc.item.as_mut() {
+                if it.remaining_ns != FOREVER {
+                    it.remaining_ns = it.remaining_ns.saturating_sub(ran);
+                }
+            }
+            vc.progress_from = now;
+        }
+    }
+
+    /// Give the running VCPU `v` work if it has none, and arm its completion.
+    /// Returns false if the guest has nothing for it (it must halt).
+    fn start_work(&mut self, v: VcpuId) -> bool {
+        let vc = &mut self.vcpus[v.idx()];
+        if vc.item.is_none() {
+            vc.item = self.doms[vc.dom.idx()].queue.pop_front();
+        }
+        let Some(item) = vc.item else {
+            return false;
+        };
+        vc.work_gen = vc.work_gen.wrapping_add(1);
+        if item.remaining_ns != FOREVER {
+            let at = vc.progress_from.after(item.remaining_ns);
+            let gen = vc.work_gen;
+            self.queue.push(at, Event::WorkDone { vcpu: v, gen });
+        }
+        true
+    }
+
+    fn flush_states(&mut self) {
+        for i in 0..self.vcpus.len() {
+            let now = self.now;
+            let vc = &mut self.vcpus[i];
+            vc.state_ns[vc.state as usize] += now.since(vc.state_since);
+            vc.state_since = now;
+        }
+        let now = self.now;
+        for pc in &mut self.pcpus {
+            if let Some(s) = pc.idle_since {
+                pc.idle_ns += now.since(s);
+                pc.idle_since = Some(now);
+            }
+        }
+    }
+
+    fn violation(&mut self, msg: String) {
+        if self.fatal.is_none() {
+            self.fatal = Some(msg);
+        }
+    }
+
+    fn vcpu_name(&self, v: VcpuId) -> String {
+        let vc = &self.vcpus[v.idx()];
+        format!("{}.v{}", self.doms[vc.dom.idx()].name, vc.index)
+    }
+}
+
+/// How far a run has got (for progress bars and live monitors).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub now: Time,
+    pub end: Time,
+    pub events: u64,
+    pub finished: bool,
+}
+
+/// A simulation of one host under one scheduler.
+pub struct Simulation {
+    w: World,
+    sched: Box<dyn Scheduler>,
+    workloads: Vec<Box<dyn Workload>>,
+    rngs: Vec<Rng>,
+    scenario: Scenario,
+    domain_params: Vec<Params>,
+    global_params: Params,
+    series: Series,
+    /// Cumulative [running, runnable, blocked] per VCPU at the last sample.
+    sample_prev: Vec<[u64; 3]>,
+    last_sample: Time,
+    measure_from: Time,
+    end: Time,
+    events: u64,
+    finished: bool,
+}
+
+impl Simulation {
+    /// Build the host, domains, scheduler and workloads of a validated scenario.
+    pub fn new(scenario: &Scenario) -> Result<Simulation, SimError> {
+        let info = sched::find(&scenario.scheduler.name)
+            .expect("scenario validation checked the scheduler name");
+        let topo = scenario.host.topology.clone();
+        let npcpus = topo.npcpus();
+        let mut masks = vec![topo.all()];
+        let mut mask_id = |m: &Option<CpuMask>| -> u16 {
+            match m {
+                None => 0,
+                Some(m) => {
+                    if let Some(i) = masks.iter().position(|x| x == m) {
+                        i as u16
+                    } else {
+                        masks.push(*m);
+                        (masks.len() - 1) as u16
+                    }
+                }
+            }
+        };
+        let mut doms = Vec::new();
+        let mut vcpus = Vec::new();
+        for d in &scenario.domains {
+            let first = vcpus.len() as u32;
+            let hard = mask_id(&d.affinity);
+            let soft = mask_id(&d.soft_affinity);
+            for i in 0..d.vcpus {
+                vcpus.push(Vcpu {
+                    dom: DomId(doms.len() as u32),
+                    index: i,
+                    processor: PcpuId(0),
+                    hard_mask: hard,
+                    soft_mask: soft,
+                    running_on: None,
+                    blocked: true,
+                    pause_count: 0,
+                    migrating: false,
+                    online: true,
+                    item: None,
+                    progress_from: Time::ZERO,
+                    work_gen: 0,
+                    state: RunState::Blocked,
+                    state_since: Time::ZERO,
+                    state_ns: [0; 4],
+                    context_switches: 0,
+                    migrations: 0,
+                    last_ran_on: None,
+                    woke_at: None,
+                    wake_latency: Default::default(),
+                });
+            }
+            doms.push(Domain {
+                name: d.name.clone(),
+                first_vcpu: first,
+                nvcpus: d.vcpus,
+                driver: d.driver,
+                queue: Default::default(),
+                wake_cursor: 0,
+            });
+        }
+        let world = World {
+            now: Time::ZERO,
+            queue: EventQueue::default(),
+            topo,
+            platform: scenario.host.platform.clone(),
+            pcpus: vec![Pcpu::default(); npcpus],
+            vcpus,
+            doms,
+            masks,
+            sched_timers: Vec::new(),
+            deferred: Vec::new(),
+            guest_dirty: Vec::new(),
+            local: None,
+            fatal: None,
+        };
+        let sched = (info.make)(&scenario.scheduler.params);
+        let workloads = scenario
+            .domains
+            .iter()
+            .map(|d| {
+                let wi = workload::find(&d.workload.kind).expect("validated workload kind");
+                (wi.make)(&d.workload.params)
+            })
+            .collect();
+        let rngs = scenario
+            .domains
+            .iter()
+            .map(|d| Rng::new(scenario.run.seed, stream_key(&d.name)))
+            .collect();
+        let nv = world.vcpus.len();
+        let end = Time(scenario.run.duration_ns);
+        let mut sim = Simulation {
+            w: world,
+            sched,
+            workloads,
+            rngs,
+            domain_params: scenario.domains.iter().map(|d| d.sched.clone()).collect(),
+            global_params: scenario.scheduler.params.clone(),
+            scenario: scenario.clone(),
+            series: Series::default(),
+            sample_prev: vec![[0; 3]; nv],
+            last_sample: Time::ZERO,
+            measure_from: Time::ZERO,
+            end,
+            events: 0,
+            finished: false,
+        };
+        sim.boot();
+        Ok(sim)
+    }
+
+    /// Create everything at t = 0, in Xen's order: PCPUs, then each domain and
+    /// its VCPUs (placed as `sched_select_initial_cpu` does), then the guests start.
+    fn boot(&mut self) {
+        for p in 0..self.w.pcpus.len() {
+            self.w.pcpus[p].idle_since = Some(Time::ZERO);
+        }
+        self.w.local = Some(PcpuId(0));
+        self.sched.init(&mut SchedCtx::new(&mut self.w));
+        for d in 0..self.w.doms.len() {
+            let dom = DomId(d as u32);
+            let params = self.domain_params[d].clone();
+            self.sched
+                .init_domain(&mut SchedCtx::new(&mut self.w), dom, &params);
+            let (first, n) = (self.w.doms[d].first_vcpu, self.w.doms[d].nvcpus);
+            let mut prev: Option<PcpuId> = None;
+            for vi in first..first + n {
+                let v = VcpuId(vi);
+                let hard = self.w.masks[self.w.vcpus[vi as usize].hard_mask as usize];
+                let initial = match prev {
+                    None => hard.first(),
+                    Some(p) => hard.cycle(p),
+                }
+                .expect("affinity masks are non-empty");
+                self.w.vcpus[vi as usize].processor = initial;
+                prev = Some(initial);
+                self.sched.insert_vcpu(&mut SchedCtx::new(&mut self.w), v);
+                self.drain_deferred();
+            }
+        }
+        self.w.local = None;
+        for d in 0..self.w.doms.len() {
+            self.call_workload(DomId(d as u32), |wl, g, rng| wl.start(g, rng));
+        }
+        let run = &self.scenario.run;
+        if run.warmup_ns > 0 {
+            self.w.queue.push(Time(run.warmup_ns), Event::WarmupEnd);
+        } else {
+            self.schedule_sample();
+        }
+        for (i, a) in self.scenario.actions.iter().enumerate() {
+            self.w.queue.push(Time(a.at_ns), Event::Action { index: i as u32 });
+        }
+        self.w.queue.push(self.end, Event::End);
+    }
+
+    fn schedule_sample(&mut self) {
+        let at = self.w.now.after(self.scenario.run.sample_ns);
+        if at < self.end {
+            self.w.queue.push(at, Event::Sample);
+        }
+    }
+
+    /// Run a workload callback, then wake VCPUs for any work it queued.
+    fn call_workload(
+        &mut self,
+        dom: DomId,
+        f: impl FnOnce(&mut dyn Workload, &mut GuestCtx, &mut Rng),
+    ) {
+        let d = dom.idx();
+        {
+            let mut g = GuestCtx { w: &mut self.w, dom };
+            f(self.workloads[d].as_mut(), &mut g, &mut self.rngs[d]);
+        }
+        self.dispatch_guest_work();
+    }
+
+    /// For each domain that got work: wake halted VCPUs while there is more
+    /// queued work than awake VCPUs free to take it (the guest OS sends an IPI
+    /// to an idle VCPU).
+    fn dispatch_guest_work(&mut self) {
+        while let Some(dom) = self.w.guest_dirty.pop() {
+            let d = &self.w.doms[dom.idx()];
+            let (first, n) = (d.first_vcpu, d.nvcpus);
+            let queued = d.queue.len();
+            let mut free = 0usize;
+            for vi in first..first + n {
+                let v = &self.w.vcpus[vi as usize];
+                if v.item.is_none() && !v.blocked && v.online {
+                    free += 1;
+                }
+            }
+            let mut cursor = self.w.doms[dom.idx()].wake_cursor;
+            let mut tries = 0;
+            while free < queued && tries < n {
+                let vi = first + cursor % n;
+                cursor = cursor.wrapping_add(1);
+                tries += 1;
+                let v = &self.w.vcpus[vi as usize];
+                if v.blocked && v.online {
+                    free += 1;
+                    self.wake_vcpu(VcpuId(vi));
+                }
+            }
+            self.w.doms[dom.idx()].wake_cursor = cursor % n.max(1);
+        }
+    }
+
+    /// A halted VCPU gets work: it becomes runnable and the scheduler hears of it.
+    fn wake_vcpu(&mut self, v: VcpuId) {
+        let vc = &mut self.w.vcpus[v.idx()];
+        if !vc.blocked {
+            return;
+        }
+        vc.blocked = false;
+        if vc.running_on.is_none() {
+            vc.woke_at = Some(self.w.now);
+        }
+        self.w.update_state(v);
+        if self.w.vcpus[v.idx()].runnable() {
+            self.w.local = Some(self.w.vcpus[v.idx()].processor);
+            self.sched.wake(&mut SchedCtx::new(&mut self.w), v);
+            self.w.local = None;
+            self.drain_deferred();
+        }
+    }
+
+    /// Perform the operations hooks asked for, until none are left.
+    fn drain_deferred(&mut self) {
+        while !self.w.deferred.is_empty() {
+            let op = self.w.deferred.remove(0);
+            match op {
+                Deferred::Pause(v) => {
+                    let was = self.w.vcpus[v.idx()].runnable();
+                    self.w.vcpus[v.idx()].pause_count += 1;
+                    self.w.update_state(v);
+                    if was {
+                        self.sched.sleep(&mut SchedCtx::new(&mut self.w), v);
+                    }
+                }
+                Deferred::Unpause(v) => {
+                    let vc = &mut self.w.vcpus[v.idx()];
+                    if vc.pause_count == 0 {
+                        self.w.violation(format!(
+                            "scheduler {} unpaused {} which was not paused",
+                            self.sched.name(),
+                            self.w.vcpu_name(v)
+                        ));
+                        continue;
+                    }
+                    vc.pause_count -= 1;
+                    self.w.update_state(v);
+                    if self.w.vcpus[v.idx()].runnable() {
+                        self.sched.wake(&mut SchedCtx::new(&mut self.w), v);
+                    }
+                }
+                Deferred::Migrate(v) => {
+                    let vc = &mut self.w.vcpus[v.idx()];
+                    if vc.migrating {
+                        continue;
+                    }
+                    let was = vc.runnable();
+                    vc.migrating = true;
+                    if was {
+                        self.sched.sleep(&mut SchedCtx::new(&mut self.w), v);
+                    }
+                    if self.w.vcpus[v.idx()].running_on.is_none() {
+                        self.finish_migration(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Xen's `sched_unit_migrate_finish`: pick, move, wake.
+    fn finish_migration(&mut self, v: VcpuId) {
+        let to = self.sched.pick_cpu(&mut SchedCtx::new(&mut self.w), v);
+        if !self.w.masks[self.w.vcpus[v.idx()].hard_mask as usize].test(to) {
+            let name = self.w.vcpu_name(v);
+            self.w.violation(format!(
+                "scheduler {} placed {name} on pcpu {to}, outside its hard affinity",
+                self.sched.name()
+            ));
+        }
+        self.sched.migrate(&mut SchedCtx::new(&mut self.w), v, to);
+        self.w.vcpus[v.idx()].migrating = false;
+        self.w.update_state(v);
+        if self.w.vcpus[v.idx()].runnable() {
+            self.sched.wake(&mut SchedCtx::new(&mut self.w), v);
+        }
+        self.drain_deferred();
+    }
+
+    /// SCHEDULE_SOFTIRQ on `p`: ask the scheduler, switch, arm the slice timer.
+    fn schedule(&mut self, p: PcpuId) {
+        let pi = p.idx();
+        {
+            let pc = &mut self.w.pcpus[pi];
+            pc.softirq_gen = pc.softirq_gen.wrapping_add(1);
+            pc.softirq_at = None;
+            pc.slice_gen = pc.slice_gen.wrapping_add(1);
+            pc.schedules += 1;
+        }
+        let now = self.w.now;
+        let prev = self.w.pcpus[pi].current;
+        if let Some(v) = prev {
+            self.w.settle_work(v);
+        }
+        self.w.local = Some(p);
+        let d = self.sched.do_schedule(&mut SchedCtx::new(&mut self.w), p);
+        self.check_decision(p, prev, &d);
+        if self.w.fatal.is_some() {
+            return;
+        }
+        if d.next != prev {
+            if let Some(v) = prev {
+                let vc = &mut self.w.vcpus[v.idx()];
+                vc.running_on = None;
+                vc.work_gen = vc.work_gen.wrapping_add(1);
+                self.w.update_state(v);
+            }
+            self.w.pcpus[pi].current = d.next;
+            match d.next {
+                Some(n) => {
+                    if let Some(s) = self.w.pcpus[pi].idle_since.take() {
+                        self.w.pcpus[pi].idle_ns += now.since(s);
+                    }
+                    let cost = self.w.platform.ctx_switch_ns;
+                    let vc = &mut self.w.vcpus[n.idx()];
+                    vc.running_on = Some(p);
+                    vc.processor = p;
+                    vc.context_switches += 1;
+                    if vc.last_ran_on.is_some_and(|l| l != p) {
+                        vc.migrations += 1;
+                    }
+                    vc.last_ran_on = Some(p);
+                    if let Some(w) = vc.woke_at.take() {
+                        vc.wake_latency.record(now.since(w));
+                    }
+                    vc.progress_from = now.after(cost);
+                    self.w.update_state(n);
+                    if !self.w.start_work(n) {
+                        // Woken for work another VCPU took: the guest halts again.
+                        self.w.vcpus[n.idx()].blocked = true;
+                        self.w.raise_softirq(p, 0);
+                    }
+                }
+                None => {
+                    if self.w.pcpus[pi].idle_since.is_none() {
+                        self.w.pcpus[pi].idle_since = Some(now);
+                    }
+                }
+            }
+            if let Some(v) = prev {
+                self.sched
+                    .context_saved(&mut SchedCtx::new(&mut self.w), v);
+                self.drain_deferred();
+                if self.w.vcpus[v.idx()].migrating {
+                    self.finish_migration(v);
+                }
+            }
+        } else if let Some(n) = d.next {
+            // Re-picked without a switch: it keeps its work and its completion
+            // event, unless it had halted and was woken again at this instant.
+            if self.w.vcpus[n.idx()].item.is_none() && !self.w.start_work(n) {
+                self.w.vcpus[n.idx()].blocked = true;
+                self.w.raise_softirq(p, 0);
+            }
+        }
+        self.w.local = Some(p);
+        if let Some(s) = d.slice_ns {
+            let gen = self.w.pcpus[pi].slice_gen;
+            self.w
+                .queue
+                .push(now.after(s), Event::SliceEnd { pcpu: p, gen });
+        }
+        self.drain_deferred();
+        self.w.local = None;
+    }
+
+    fn check_decision(&mut self, p: PcpuId, prev: Option<VcpuId>, d: &crate::sched::Decision) {
+        let Some(n) = d.next else { return };
+        let name = self.sched.name();
+        if n.idx() >= self.w.vcpus.len() {
+            self.w
+                .violation(format!("scheduler {name} chose vcpu id {n}, which does not exist"));
+            return;
+        }
+        let vc = &self.w.vcpus[n.idx()];
+        let who = self.w.vcpu_name(n);
+        if !vc.runnable() {
+            self.w.violation(format!(
+                "scheduler {name} chose {who} on pcpu {p} but it is not runnable"
+            ));
+        } else if vc.running_on.is_some_and(|q| q != p) {
+            self.w.violation(format!(
+                "scheduler {name} chose {who} on pcpu {p} while it runs on pcpu {}",
+                vc.running_on.unwrap()
+            ));
+        } else if !self.w.masks[vc.hard_mask as usize].test(p) {
+            self.w.violation(format!(
+                "scheduler {name} chose {who} on pcpu {p}, outside its hard affinity"
+            ));
+        } else if prev != Some(n) && vc.running_on == Some(p) {
+            self.w.violation(format!("engine: {who} marked running on pcpu {p} but not current"));
+        }
+    }
+
+    /// The running VCPU's work item completed.
+    fn work_done(&mut self, v: VcpuId, gen: u32) {
+        let vc = &self.w.vcpus[v.idx()];
+        if vc.work_gen != gen || vc.running_on.is_none() {
+            return;
+        }
+        self.w.settle_work(v);
+        let item: WorkItem = self.w.vcpus[v.idx()].item.take().expect("work item");
+        let dom = self.w.vcpus[v.idx()].dom;
+        let idx = self.w.vcpus[v.idx()].index;
+        self.w.local = self.w.vcpus[v.idx()].running_on;
+        self.call_workload(dom, |wl, g, rng| wl.work_done(g, rng, idx, item.tag));
+        // The continuation may have queued work for this VCPU; otherwise it halts.
+        let vc = &self.w.vcpus[v.idx()];
+        if vc.running_on.is_some() && vc.item.is_none() && !vc.blocked {
+            if !self.w.start_work(v) {
+                let p = self.w.vcpus[v.idx()].running_on.unwrap();
+                self.w.vcpus[v.idx()].blocked = true;
+                self.w.raise_softirq(p, 0);
+            }
+        }
+        self.w.local = None;
+    }
+
+    fn take_sample(&mut self) {
+        let now = self.w.now;
+        let interval = now.since(self.last_sample).max(1) as f64;
+        let t = now.as_secs_f64();
+        for d in 0..self.w.doms.len() {
+            let (first, n) = (self.w.doms[d].first_vcpu, self.w.doms[d].nvcpus);
+            let mut dom_tot = [0u64; 3];
+            for vi in first..first + n {
+                let cur = self.w.vcpus[vi as usize].state_ns_at(now);
+                let prev = self.sample_prev[vi as usize];
+                let delta = [cur[0] - prev[0], cur[1] - prev[1], cur[2] - prev[2]];
+                self.sample_prev[vi as usize] = [cur[0], cur[1], cur[2]];
+                for k in 0..3 {
+                    dom_tot[k] += delta[k];
+                }
+                let pct = |x: u64| (x as f64 * 100.0 / interval) as f32;
+                self.series.push(
+                    t,
+                    d as u32,
+                    (vi - first) as i32,
+                    pct(delta[0]),
+                    pct(delta[1]),
+                    pct(delta[2]),
+                );
+            }
+            let pct = |x: u64| (x as f64 * 100.0 / interval) as f32;
+            self.series
+                .push(t, d as u32, -1, pct(dom_tot[0]), pct(dom_tot[1]), pct(dom_tot[2]));
+        }
+        self.last_sample = now;
+    }
+
+    fn end_warmup(&mut self) {
+        self.w.flush_states();
+        for vc in &mut self.w.vcpus {
+            vc.state_ns = [0; 4];
+            vc.context_switches = 0;
+            vc.migrations = 0;
+            vc.wake_latency.clear();
+        }
+        for pc in &mut self.w.pcpus {
+            pc.idle_ns = 0;
+            pc.schedules = 0;
+        }
+        for s in &mut self.sample_prev {
+            *s = [0; 3];
+        }
+        let now = self.w.now;
+        for wl in &mut self.workloads {
+            wl.reset_metrics(now);
+        }
+        self.measure_from = now;
+        self.last_sample = now;
+        self.events = 0;
+        self.schedule_sample();
+    }
+
+    fn apply_action(&mut self, index: usize) {
+        let a: Action = self.scenario.actions[index].clone();
+        match &a.what {
+            ActionWhat::Domain { dom, params } => {
+                self.domain_params[dom.idx()] = params.clone();
+                self.sched
+                    .adjust(&mut SchedCtx::new(&mut self.w), *dom, params);
+            }
+            ActionWhat::Global { params } => {
+                self.global_params = params.clone();
+                self.sched
+                    .adjust_global(&mut SchedCtx::new(&mut self.w), params);
+            }
+        }
+        self.drain_deferred();
+    }
+
+    /// Handle one event. Returns false when the run is over.
+    fn step(&mut self) -> bool {
+        let Some((t, ev)) = self.w.queue.pop() else {
+            return false;
+        };
+        debug_assert!(t >= self.w.now, "time went backwards");
+        self.w.now = t;
+        match ev {
+            Event::Softirq { pcpu, gen } => {
+                if self.w.pcpus[pcpu.idx()].softirq_gen != gen {
+                    return true;
+                }
+                self.schedule(pcpu);
+            }
+            Event::SliceEnd { pcpu, gen } => {
+                if self.w.pcpus[pcpu.idx()].slice_gen != gen {
+                    return true;
+                }
+                self.schedule(pcpu);
+            }
+            Event::SchedTimer { id, gen } => {
+                let (g, home) = self.w.sched_timers[id as usize];
+                if g != gen {
+                    return true;
+                }
+                self.w.local = Some(home);
+                self.sched.timer(&mut SchedCtx::new(&mut self.w), id);
+                self.drain_deferred();
+                self.w.local = None;
+            }
+            Event::WorkDone { vcpu, gen } => self.work_done(vcpu, gen),
+            Event::WorkloadTimer { dom, token } => {
+                self.call_workload(dom, |wl, g, rng| wl.timer(g, rng, token));
+            }
+            Event::Sample => {
+                self.take_sample();
+                self.schedule_sample();
+            }
+            Event::WarmupEnd => self.end_warmup(),
+            Event::Action { index } => self.apply_action(index as usize),
+            Event::End => {
+                self.w.flush_states();
+                self.finished = true;
+                return false;
+            }
+        }
+        self.events += 1;
+        true
+    }
+
+    /// Simulate up to simulated time `until` (or the end of the run).
+    pub fn run_until(&mut self, until: Time) -> Result<Progress, SimError> {
+        while !self.finished {
+            match self.w.queue.peek_time() {
+                Some(t) if t <= until => {}
+                _ => break,
+            }
+            if !self.step() {
+                break;
+            }
+            if let Some(m) = self.w.fatal.take() {
+                self.finished = true;
+                return Err(SimError::Internal(m));
+            }
+        }
+        Ok(self.progress())
+    }
+
+    /// Simulate to the end.
+    pub fn run(&mut self) -> Result<Progress, SimError> {
+        self.run_until(Time(u64::MAX))
+    }
+
+    /// Where the run is.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            now: self.w.now,
+            end: self.end,
+            events: self.events,
+            finished: self.finished,
+        }
+    }
+
+    /// Events processed since measurement started.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// The sampled series so far.
+    pub fn series(&self) -> &Series {
+        &self.series
+    }
+
+    /// The scenario being run.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Per-VCPU state, for monitors and tests.
+    pub fn vcpus(&self) -> &[Vcpu] {
+        &self.w.vcpus
+    }
+
+    /// Per-PCPU state, for monitors and tests.
+    pub fn pcpus(&self) -> &[Pcpu] {
+        &self.w.pcpus
+    }
+
+    /// Domains, for monitors and tests.
+    pub fn domains(&self) -> &[Domain] {
+        &self.w.doms
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.w.now
+    }
+
+    /// The scheduler's debug dump.
+    pub fn dump(&mut self) -> String {
+        self.sched.dump(&SchedCtx::new(&mut self.w))
+    }
+
+    /// Change a domain's scheduler parameters now, as `xl sched-* -d` would.
+    /// `changes` are validated against the scheduler's declaration.
+    pub fn adjust_domain(
+        &mut self,
+        dom_name: &str,
+        changes: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), SimError> {
+        let (dom, params) =
+            crate::scenario::domain_adjustment(&self.scenario, &self.domain_params, dom_name, changes, "adjust")?;
+        self.domain_params[dom.idx()] = params.clone();
+        self.sched
+            .adjust(&mut SchedCtx::new(&mut self.w), dom, &params);
+        self.drain_deferred();
+        Ok(())
+    }
+
+    /// Bytes of heap and inline memory the model holds per VCPU (for the
+    /// memory benchmark): the VCPU record, its histogram, its sample slot.
+    pub fn bytes_per_vcpu(&self) -> f64 {
+        let n = self.w.vcpus.len().max(1);
+        let inline = std::mem::size_of::<Vcpu>() + std::mem::size_of::<[u64; 3]>();
+        let heap: usize = self.w.vcpus.iter().map(|v| v.wake_latency.heap_bytes()).sum();
+        inline as f64 + heap as f64 / n as f64
+    }
+}

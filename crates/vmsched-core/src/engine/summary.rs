@@ -1,0 +1,115 @@
+//! The run's results as `summary.json` (one JSON object).
+
+use super::Simulation;
+use crate::domain::RunState;
+use crate::time::NS_PER_S;
+use serde_json::{json, Map, Value as Json};
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+impl Simulation {
+    /// Measured (post-warm-up) simulated time so far, ns.
+    pub fn measured_ns(&self) -> u64 {
+        self.w.now.since(self.measure_from)
+    }
+
+    /// The results as the `summary.json` object. `wall_s` is the wall-clock
+    /// time the caller measured for the run.
+    pub fn summary(&self, wall_s: f64) -> Json {
+        let now = self.w.now;
+        let elapsed = self.measured_ns();
+        let mut domains = Vec::new();
+        for (d, dom) in self.w.doms.iter().enumerate() {
+            let mut vcpus = Vec::new();
+            let mut tot = [0u64; 4];
+            for vi in dom.first_vcpu..dom.first_vcpu + dom.nvcpus {
+                let v = &self.w.vcpus[vi as usize];
+                let s = v.state_ns_at(now);
+                for k in 0..4 {
+                    tot[k] += s[k];
+                }
+                let h = &v.wake_latency;
+                let us = |ns: f64| (ns / 1000.0 * 1000.0).round() / 1000.0;
+                vcpus.push(json!({
+                    "vcpu": v.index,
+                    "running_ns": s[RunState::Running as usize],
+                    "runnable_ns": s[RunState::Runnable as usize],
+                    "blocked_ns": s[RunState::Blocked as usize],
+                    "offline_ns": s[RunState::Offline as usize],
+                    "cpu_pct": pct(s[0], elapsed),
+                    "context_switches": v.context_switches,
+                    "migrations": v.migrations,
+                    "wakeups": h.count(),
+                    "wake_latency_us": {
+                        "p50": us(h.quantile_ns(0.50)),
+                        "p95": us(h.quantile_ns(0.95)),
+                        "p99": us(h.quantile_ns(0.99)),
+                        "max": us(h.max_ns() as f64),
+                        "mean": us(h.mean_ns()),
+                    },
+                }));
+            }
+            let mut wl = Map::new();
+            wl.insert("kind".into(), Json::from(self.scenario.domains[d].workload.kind.clone()));
+            wl.extend(self.workloads[d].metrics(now));
+            domains.push(json!({
+                "name": dom.name,
+                "id": d,
+                "driver": dom.driver,
+                "cpu_pct": pct(tot[0], elapsed),
+                "runnable_pct": pct(tot[1], elapsed),
+                "blocked_pct": pct(tot[2], elapsed),
+                "offline_pct": pct(tot[3], elapsed),
+                "cpu_s": tot[0] as f64 / NS_PER_S as f64,
+                "sched": self.domain_params[d].to_json(),
+                "workload": Json::Object(wl),
+                "vcpus": vcpus,
+            }));
+        }
+        let pcpus: Vec<Json> = self
+            .w
+            .pcpus
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let idle = p.idle_ns + p.idle_since.map_or(0, |s| now.since(s));
+                json!({"pcpu": i, "busy_pct": 100.0 - pct(idle, elapsed), "schedules": p.schedules})
+            })
+            .collect();
+        let mut counters = Map::new();
+        for (k, v) in self.sched.counters() {
+            counters.insert(k.into(), v.into());
+        }
+        let topo = &self.w.topo;
+        json!({
+            "vmsched_version": env!("CARGO_PKG_VERSION"),
+            "title": self.scenario.title,
+            "scheduler": self.scenario.scheduler.name,
+            "scheduler_params": self.global_params.to_json(),
+            "scheduler_counters": counters,
+            "seed": self.scenario.run.seed,
+            "duration_s": self.scenario.run.duration_ns as f64 / NS_PER_S as f64,
+            "warmup_s": self.scenario.run.warmup_ns as f64 / NS_PER_S as f64,
+            "measured_s": elapsed as f64 / NS_PER_S as f64,
+            "events": self.events,
+            "wall_s": wall_s,
+            "host": {
+                "pcpus": topo.npcpus(),
+                "sockets": topo.sockets,
+                "cores_per_socket": topo.cores_per_socket,
+                "threads_per_core": topo.threads_per_core,
+                "profile": self.w.platform.name,
+                "ctx_switch_ns": self.w.platform.ctx_switch_ns,
+                "ipi_latency_ns": self.w.platform.ipi_latency_ns,
+                "pcpus_detail": pcpus,
+            },
+            "domains": domains,
+        })
+    }
+}

@@ -1,0 +1,47 @@
+//! `cpu-hog`: CPU-hungry loops that never block (the ALERT benchmark's load).
+//!
+//! `threads` loops (default: one per VCPU), each an infinite work item.
+
+use super::{GuestCtx, Rng, Workload, WorkloadInfo};
+use crate::domain::{WorkItem, FOREVER};
+use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+
+pub(super) const INFO: WorkloadInfo = WorkloadInfo {
+    kind: "cpu-hog",
+    summary: "CPU-bound loops that never block (as in ALERT); one per VCPU by default.",
+    params: &[ParamSpec {
+        name: "threads",
+        unit: "",
+        kind: ParamKind::Int { min: 0, max: 4096 },
+        default: Default::Int(0),
+        scope: ParamScope::Workload,
+        doc: "Number of busy loops; 0 means one per VCPU.",
+    }],
+    metrics: &[],
+    check: super::no_check,
+    make: |p: &Params| {
+        Box::new(CpuHog {
+            threads: p.int("threads") as u32,
+        })
+    },
+};
+
+struct CpuHog {
+    threads: u32,
+}
+
+impl Workload for CpuHog {
+    fn kind(&self) -> &'static str {
+        "cpu-hog"
+    }
+
+    fn start(&mut self, g: &mut GuestCtx, _rng: &mut Rng) {
+        let n = if self.threads == 0 { g.nvcpus() } else { self.threads };
+        for _ in 0..n {
+            g.push(WorkItem {
+                remaining_ns: FOREVER,
+                tag: 0,
+            });
+        }
+    }
+}

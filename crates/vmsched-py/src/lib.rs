@@ -1,0 +1,170 @@
+//! Python bindings: a scenario in (as JSON text), results out. No simulation
+//! logic lives here. Every call is guarded so that a Rust panic becomes a
+//! Python `vmsched.InternalError` that says it is a bug, never a crash.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use vmsched_core::{Scenario, SimError, Simulation, Time};
+
+create_exception!(_core, ScenarioError, PyException, "A mistake in a scenario (raised with .path and .message).");
+create_exception!(_core, InternalError, PyException, "A bug in vmsched or in a scheduler.");
+
+const BUG: &str = "this is a bug in vmsched; please report it with the scenario that triggers it";
+
+fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(InternalError::new_err(format!("internal error: {msg} ({BUG})")))
+        }
+    }
+}
+
+fn to_py(e: SimError) -> PyErr {
+    match e {
+        SimError::Scenario(s) => ScenarioError::new_err((s.path, s.message)),
+        SimError::Internal(m) => InternalError::new_err(format!("internal error: {m} ({BUG})")),
+    }
+}
+
+fn parse(json: &str) -> PyResult<Scenario> {
+    let v: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| InternalError::new_err(format!("bad scenario JSON from the front end: {e} ({BUG})")))?;
+    Scenario::from_json(&v).map_err(|e| to_py(e.into()))
+}
+
+/// Validate a scenario given as JSON text; raises ScenarioError.
+#[pyfunction]
+fn validate(json: &str) -> PyResult<()> {
+    guarded(|| parse(json).map(|_| ()))
+}
+
+/// Every scheduler, workload and profile with its parameters, as JSON text.
+#[pyfunction]
+fn catalogue() -> PyResult<String> {
+    guarded(|| Ok(vmsched_core::catalogue().to_string()))
+}
+
+/// The standard benchmark scenarios for a scheduler: [(name, about, scenario JSON)].
+#[pyfunction]
+fn bench_cases(sched: &str, short: bool) -> PyResult<Vec<(String, String, String)>> {
+    guarded(|| {
+        Ok(vmsched_core::bench::standard_for(sched, short)
+            .into_iter()
+            .map(|c| (c.name.to_string(), c.about.to_string(), c.scenario.source.to_string()))
+            .collect())
+    })
+}
+
+/// One simulation.
+#[pyclass(unsendable)]
+struct Sim {
+    sim: Simulation,
+}
+
+#[pymethods]
+impl Sim {
+    #[new]
+    fn new(json: &str) -> PyResult<Sim> {
+        guarded(|| {
+            let sc = parse(json)?;
+            let sim = Simulation::new(&sc).map_err(to_py)?;
+            Ok(Sim { sim })
+        })
+    }
+
+    /// Simulate up to `until_ns`; returns (now_ns, end_ns, events, finished).
+    fn run_until(&mut self, py: Python<'_>, until_ns: u64) -> PyResult<(u64, u64, u64, bool)> {
+        guarded(|| {
+            let sim = &mut self.sim;
+            let p = py.detach(|| sim.run_until(Time(until_ns))).map_err(to_py)?;
+            Ok((p.now.0, p.end.0, p.events, p.finished))
+        })
+    }
+
+    /// The summary as JSON text.
+    fn summary(&self, wall_s: f64) -> PyResult<String> {
+        guarded(|| Ok(self.sim.summary(wall_s).to_string()))
+    }
+
+    /// The time series as raw little-endian columns plus domain names.
+    fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        guarded(|| {
+            let s = self.sim.series();
+            let d = PyDict::new(py);
+            fn bytes<T: Copy>(v: &[T], f: impl Fn(T) -> Vec<u8>) -> Vec<u8> {
+                v.iter().flat_map(|&x| f(x)).collect()
+            }
+            d.set_item("time_s", PyBytes::new(py, &bytes(&s.time_s, |x: f64| x.to_le_bytes().to_vec())))?;
+            d.set_item("domain", PyBytes::new(py, &bytes(&s.domain, |x: u32| x.to_le_bytes().to_vec())))?;
+            d.set_item("vcpu", PyBytes::new(py, &bytes(&s.vcpu, |x: i32| x.to_le_bytes().to_vec())))?;
+            d.set_item("cpu_pct", PyBytes::new(py, &bytes(&s.cpu_pct, |x: f32| x.to_le_bytes().to_vec())))?;
+            d.set_item("runnable_pct", PyBytes::new(py, &bytes(&s.runnable_pct, |x: f32| x.to_le_bytes().to_vec())))?;
+            d.set_item("blocked_pct", PyBytes::new(py, &bytes(&s.blocked_pct, |x: f32| x.to_le_bytes().to_vec())))?;
+            let names: Vec<String> = self.sim.domains().iter().map(|d| d.name.clone()).collect();
+            d.set_item("domain_names", names)?;
+            Ok(d)
+        })
+    }
+
+    /// Change a domain's scheduler parameters now (`changes` is a JSON object).
+    fn adjust_domain(&mut self, domain: &str, changes: &str) -> PyResult<()> {
+        guarded(|| {
+            let v: serde_json::Value = serde_json::from_str(changes)
+                .map_err(|e| InternalError::new_err(format!("bad JSON: {e} ({BUG})")))?;
+            let m = v.as_object().cloned().unwrap_or_default();
+            self.sim.adjust_domain(domain, &m).map_err(to_py)
+        })
+    }
+
+    /// Simulated time now, ns.
+    fn now_ns(&self) -> u64 {
+        self.sim.now().0
+    }
+
+    /// Cumulative ns per state for every VCPU: [(domain, vcpu, running, runnable, blocked, offline)].
+    fn vcpu_states(&self) -> PyResult<Vec<(u32, u32, u64, u64, u64, u64)>> {
+        guarded(|| {
+            let now = self.sim.now();
+            Ok(self
+                .sim
+                .vcpus()
+                .iter()
+                .map(|v| {
+                    let s = v.state_ns_at(now);
+                    (v.dom.0, v.index, s[0], s[1], s[2], s[3])
+                })
+                .collect())
+        })
+    }
+
+    /// Average bytes of model state per VCPU.
+    fn bytes_per_vcpu(&self) -> f64 {
+        self.sim.bytes_per_vcpu()
+    }
+
+    /// The scheduler's state, for debugging.
+    fn dump(&mut self) -> PyResult<String> {
+        guarded(|| Ok(self.sim.dump()))
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(catalogue, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_cases, m)?)?;
+    m.add_class::<Sim>()?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
