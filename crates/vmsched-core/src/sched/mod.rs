@@ -60,7 +60,7 @@ impl Decision {
 }
 
 /// A VM scheduler. See the module documentation for the contract.
-pub trait Scheduler {
+pub trait Scheduler: Send {
     /// The registry name (`credit`, `credit2`, ...).
     fn name(&self) -> &'static str;
 

@@ -65,7 +65,7 @@ impl GuestCtx<'_> {
 }
 
 /// A workload driving one domain.
-pub trait Workload {
+pub trait Workload: Send {
     /// Registry name.
     fn kind(&self) -> &'static str;
     /// The run starts (t = 0): queue initial work, arm timers.

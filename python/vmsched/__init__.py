@@ -1,0 +1,27 @@
+"""vmsched: a laboratory for CPU scheduling of virtual machines.
+
+Simulate a virtualised host under any of Xen's VCPU schedulers, faithful to
+Xen's own behaviour, and measure what an operator or a paper would::
+
+    import vmsched
+    r = vmsched.run("scenarios/credit-three-vms.toml")
+    print(r.cpu_pct())
+    r.timeseries.head()
+"""
+
+from vmsched._core import __version__
+from vmsched.api import Result, catalogue, run
+from vmsched.errors import InternalError, ScenarioError, VmschedError
+from vmsched.scenario import Scenario, load
+
+__all__ = [
+    "InternalError",
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "VmschedError",
+    "__version__",
+    "catalogue",
+    "load",
+    "run",
+]

@@ -1,0 +1,245 @@
+"""The Python API: run a scenario, get its results.
+
+    r = vmsched.run("scenarios/credit-three-vms.toml")
+    r.summary        # dict, the same as summary.json
+    r.timeseries     # pandas DataFrame: time_s, domain, vcpu, cpu_pct, runnable_pct, blocked_pct
+    r.save("results/run1")
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vmsched import _core
+from vmsched.errors import ScenarioError, from_core
+from vmsched.scenario import Scenario, load
+
+#: A run that takes longer than this (wall seconds) shows a progress bar.
+PROGRESS_AFTER_S = 2.0
+#: Number of slices a run is cut into, so progress can be reported.
+CHUNKS = 200
+
+ProgressFn = Callable[[float, float], None]
+
+
+class Result:
+    """The results of one run."""
+
+    def __init__(self, scenario: Scenario, summary: dict[str, Any], series: dict[str, Any]):
+        self.scenario = scenario
+        self.summary = summary
+        self._series = series
+        self._df = None
+
+    @property
+    def timeseries(self):
+        """One row per (sample time, domain or VCPU); `vcpu` is null on domain rows."""
+        if self._df is None:
+            self._df = series_frame(self._series)
+        return self._df
+
+    def domain(self, name: str) -> dict[str, Any]:
+        """The summary of one domain, by name."""
+        for d in self.summary["domains"]:
+            if d["name"] == name:
+                return d
+        names = ", ".join(d["name"] for d in self.summary["domains"])
+        raise KeyError(f"no domain {name!r}; the domains are {names}")
+
+    def cpu_pct(self) -> dict[str, float]:
+        """CPU % per domain (xentop's convention: 100 = one PCPU)."""
+        return {d["name"]: d["cpu_pct"] for d in self.summary["domains"]}
+
+    def save(self, out: str | Path) -> Path:
+        """Write summary.json and timeseries.parquet into `out`, each whole or not at all."""
+        out_dir = prepare_out_dir(out)
+        write_atomic(out_dir / "summary.json", json.dumps(self.summary, indent=2) + "\n")
+        write_parquet_atomic(self.timeseries, out_dir / "timeseries.parquet")
+        return out_dir
+
+    def __repr__(self) -> str:
+        shares = ", ".join(f"{k}={v:.1f}%" for k, v in self.cpu_pct().items())
+        return f"<Result {self.summary['scheduler']}: {shares}>"
+
+
+def series_frame(raw: dict[str, Any]):
+    """Turn the core's raw columns into a DataFrame."""
+    import numpy as np
+    import pandas as pd
+
+    names = raw["domain_names"]
+    dom_idx = np.frombuffer(raw["domain"], dtype="<u4")
+    vcpu = np.frombuffer(raw["vcpu"], dtype="<i4")
+    df = pd.DataFrame(
+        {
+            "time_s": np.frombuffer(raw["time_s"], dtype="<f8"),
+            "domain": pd.Categorical.from_codes(dom_idx.astype("int64"), categories=names)
+            if len(names)
+            else pd.Categorical([]),
+            "vcpu": pd.array(np.where(vcpu < 0, 0, vcpu), dtype="Int32"),
+            "cpu_pct": np.frombuffer(raw["cpu_pct"], dtype="<f4").astype("float64"),
+            "runnable_pct": np.frombuffer(raw["runnable_pct"], dtype="<f4").astype("float64"),
+            "blocked_pct": np.frombuffer(raw["blocked_pct"], dtype="<f4").astype("float64"),
+        }
+    )
+    df.loc[vcpu < 0, "vcpu"] = pd.NA
+    df["domain"] = df["domain"].astype(str)
+    return df
+
+
+def prepare_out_dir(out: str | Path) -> Path:
+    """Create the output folder, or say clearly why it cannot be written."""
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise ScenarioError("exists and is not a folder; expected an output folder", file=str(out))
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(dir=p, prefix=".vmsched-probe-", delete=True)
+        probe.close()
+    except OSError as exc:
+        raise ScenarioError(
+            f"cannot be written ({exc.strerror}); expected a writable output folder", file=str(out)
+        ) from None
+    return p
+
+
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write to a temporary name in the same folder, then rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode() if isinstance(text, str) else text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_parquet_atomic(df, path: Path) -> None:
+    """Write a DataFrame as Parquet, whole or not at all."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.close(fd)
+    try:
+        df.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def copy_atomic(src: Path, dst: Path) -> None:
+    """Copy a file into place, whole or not at all."""
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.")
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class _TerminalProgress:
+    """A rich progress bar that appears only once a run has taken PROGRESS_AFTER_S."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.start = time.monotonic()
+        self.bar = None
+        self.task = None
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, now_s: float, end_s: float) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.start < PROGRESS_AFTER_S or now_s >= end_s:
+                return
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed:.1f}/{task.total:.1f} simulated s"),
+                TimeRemainingColumn(),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=end_s)
+        self.bar.update(self.task, completed=now_s)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _coerce(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario.validate()
+    if isinstance(scenario, dict):
+        return Scenario(scenario).validate()
+    return load(scenario)
+
+
+def run(
+    scenario: str | Path | Scenario | dict[str, Any],
+    *,
+    out: str | Path | None = None,
+    progress: bool | ProgressFn = True,
+) -> Result:
+    """Simulate a scenario (a TOML path, a Scenario or a dict) and return its Result.
+
+    `progress=True` shows a bar on a terminal for runs longer than about two
+    seconds; a callable receives (simulated seconds done, total). With `out`,
+    the results are also written there.
+    """
+    sc = _coerce(scenario)
+    if out is not None:
+        prepare_out_dir(out)
+    try:
+        sim = _core.Sim(sc.to_json())
+    except Exception as exc:  # noqa: BLE001 - translated
+        raise from_core(exc, sc.source) from None
+    label = Path(sc.source).name if sc.source else "simulating"
+    bar = _TerminalProgress(label) if progress is True else None
+    report = bar if bar is not None else (progress if callable(progress) else None)
+    t0 = time.perf_counter()
+    try:
+        end_ns = int(round(sc.duration_s * 1e9))
+        step = max(end_ns // CHUNKS, 1)
+        until = 0
+        while True:
+            until = min(until + step, end_ns)
+            now_ns, end, _events, finished = sim.run_until(until)
+            if report is not None:
+                report(now_ns / 1e9, end / 1e9)
+            if finished or until >= end_ns:
+                if not finished:
+                    sim.run_until(end_ns)
+                break
+    except Exception as exc:  # noqa: BLE001 - translated
+        raise from_core(exc, sc.source) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - t0
+    summary = json.loads(sim.summary(wall))
+    result = Result(sc, summary, sim.series())
+    if out is not None:
+        result.save(out)
+    return result
+
+
+def catalogue() -> dict[str, Any]:
+    """Every scheduler, workload and platform profile with its parameters."""
+    return json.loads(_core.catalogue())

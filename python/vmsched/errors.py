@@ -1,0 +1,45 @@
+"""Errors a vmsched user can meet.
+
+`ScenarioError` is bad input: it names the file, the field path, the value and
+what was expected, and the CLI exits with status 2 on it. `InternalError` is a
+bug in vmsched (or in a scheduler): it says so and how to report it.
+"""
+
+from __future__ import annotations
+
+from vmsched import _core
+
+
+class VmschedError(Exception):
+    """Base class of vmsched's errors."""
+
+
+class ScenarioError(VmschedError, ValueError):
+    """A mistake in a scenario or command; nothing was simulated."""
+
+    def __init__(self, message: str, *, file: str | None = None, path: str = "") -> None:
+        self.file = file
+        self.path = path
+        self.message = message
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = ": ".join(x for x in (self.file, self.path) if x)
+        return f"{where}: {self.message}" if where else self.message
+
+
+class InternalError(VmschedError, RuntimeError):
+    """A bug in vmsched or in a scheduler (an invariant broke)."""
+
+
+def from_core(exc: BaseException, file: str | None) -> VmschedError:
+    """Translate an exception raised by the Rust core."""
+    if isinstance(exc, _core.ScenarioError):
+        path, message = exc.args
+        return ScenarioError(message, file=file, path=path)
+    if isinstance(exc, _core.InternalError):
+        return InternalError(str(exc))
+    return InternalError(
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(this is a bug in vmsched; please report it with the scenario that triggers it)"
+    )

@@ -1,0 +1,170 @@
+"""Scenarios: loading TOML files and building them as Python objects.
+
+A scenario is a plain tree (dict) with the structure documented in
+`docs/scenarios.md`; the Rust core validates it completely before anything is
+simulated. `Scenario` is a light builder over that tree::
+
+    sc = Scenario(pcpus=2, scheduler="credit", duration_s=60)
+    sc.add_domain("vm1", workload="cpu-hog", weight=512)
+    sc.add_domain("vm2", workload={"kind": "duty-cycle", "util_pct": 20})
+    r = vmsched.run(sc)
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from vmsched import _core
+from vmsched.errors import ScenarioError, from_core
+
+
+class Scenario:
+    """A scenario as Python objects. `data` is the underlying tree."""
+
+    def __init__(
+        self,
+        data: dict[str, Any] | None = None,
+        *,
+        pcpus: int | None = None,
+        topology: dict[str, int] | None = None,
+        scheduler: str | dict[str, Any] | None = None,
+        duration_s: float | None = None,
+        warmup_s: float | None = None,
+        seed: int | None = None,
+        sample_ms: float | None = None,
+        profile: str | dict[str, Any] | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.data: dict[str, Any] = copy.deepcopy(data) if data else {}
+        self.source = source
+        host = self.data.setdefault("host", {})
+        if pcpus is not None:
+            host["pcpus"] = pcpus
+        if topology is not None:
+            host["topology"] = dict(topology)
+        if profile is not None:
+            host["profile"] = profile
+        if scheduler is not None:
+            if isinstance(scheduler, str):
+                self.data.setdefault("scheduler", {})["name"] = scheduler
+            else:
+                self.data["scheduler"] = dict(scheduler)
+        run = self.data.setdefault("run", {})
+        for key, val in (
+            ("duration_s", duration_s),
+            ("warmup_s", warmup_s),
+            ("seed", seed),
+            ("sample_ms", sample_ms),
+        ):
+            if val is not None:
+                run[key] = val
+        self.data.setdefault("domain", [])
+
+    def add_domain(
+        self,
+        name: str,
+        *,
+        workload: str | dict[str, Any] = "idle",
+        vcpus: int | None = None,
+        weight: int | None = None,
+        cap: int | None = None,
+        driver: bool | None = None,
+        affinity: list[int] | str | None = None,
+        sched: dict[str, Any] | None = None,
+    ) -> Scenario:
+        """Append a domain; returns self so calls can be chained."""
+        dom: dict[str, Any] = {"name": name}
+        for key, val in (
+            ("vcpus", vcpus),
+            ("weight", weight),
+            ("cap", cap),
+            ("driver", driver),
+            ("affinity", affinity),
+        ):
+            if val is not None:
+                dom[key] = val
+        if sched:
+            dom["sched"] = dict(sched)
+        dom["workload"] = {"kind": workload} if isinstance(workload, str) else dict(workload)
+        self.data["domain"].append(dom)
+        return self
+
+    def add_action(self, at_s: float, domain: str | None = None, **params: Any) -> Scenario:
+        """A timed change, as `xl sched-*` would make it at `at_s`."""
+        act: dict[str, Any] = {"at_s": at_s, **params}
+        if domain is not None:
+            act["domain"] = domain
+        self.data.setdefault("action", []).append(act)
+        return self
+
+    def with_scheduler(self, name: str, **params: Any) -> Scenario:
+        """A copy run under another scheduler (its global parameters given)."""
+        other = Scenario(self.data, source=self.source)
+        other.data["scheduler"] = {"name": name, **params}
+        return other
+
+    def to_json(self) -> str:
+        return json.dumps(self.data)
+
+    def validate(self) -> Scenario:
+        """Check the scenario completely; raises ScenarioError."""
+        try:
+            _core.validate(self.to_json())
+        except Exception as exc:  # noqa: BLE001 - translated, never swallowed
+            raise from_core(exc, self.source) from None
+        return self
+
+    @property
+    def duration_s(self) -> float:
+        return float(self.data.get("run", {}).get("duration_s", 60.0))
+
+    def __repr__(self) -> str:
+        name = self.data.get("scheduler", {}).get("name")
+        return f"Scenario(scheduler={name!r}, domains={len(self.data.get('domain', []))})"
+
+
+def _resolve_profile(data: dict[str, Any], base: Path, file: str) -> None:
+    """A profile given as a path to a TOML file is read and inlined."""
+    host = data.get("host")
+    if not isinstance(host, dict):
+        return
+    prof = host.get("profile")
+    if isinstance(prof, str) and (prof.endswith(".toml") or "/" in prof):
+        p = (base / prof).resolve()
+        try:
+            host["profile"] = tomllib.loads(p.read_text())
+        except FileNotFoundError:
+            raise ScenarioError(
+                f'"{prof}" does not exist (looked for {p}); expected a built-in profile name '
+                "or the path of a profile TOML file",
+                file=file,
+                path="host.profile",
+            ) from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ScenarioError(f"TOML syntax error in {p}: {exc}", file=file, path="host.profile") from None
+
+
+def load(path: str | Path) -> Scenario:
+    """Read and validate a scenario file. Raises ScenarioError naming the file."""
+    p = Path(path)
+    file = str(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise ScenarioError("no such file; expected the path of a scenario TOML file", file=file) from None
+    except IsADirectoryError:
+        raise ScenarioError("is a directory; expected a scenario TOML file", file=file) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot be read ({exc.strerror})", file=file) from None
+    except UnicodeDecodeError:
+        raise ScenarioError("is not UTF-8 text; expected a scenario TOML file", file=file) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"TOML syntax error: {exc}", file=file) from None
+    _resolve_profile(data, p.parent, file)
+    return Scenario(data, source=file).validate()
