@@ -1,16 +1,17 @@
-"""The Python API: run a scenario, get its results.
+"""The Python API: run a scenario, get its results::
 
     r = vmsched.run("scenarios/credit-three-vms.toml")
     r.summary        # dict, the same as summary.json
     r.timeseries     # pandas DataFrame: time_s, domain, vcpu, cpu_pct, runnable_pct, blocked_pct
     r.save("results/run1")
+
+`run` also takes a `Scenario` built as Python objects, or a plain dict.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -111,42 +112,38 @@ def prepare_out_dir(out: str | Path) -> Path:
     return p
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write to a temporary name in the same folder, then rename."""
+def _new_file_mode() -> int:
+    """The permissions `open()` gives a new file (0o666 less the umask)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _write_whole(path: Path, fill: Callable[[str], object]) -> None:
+    """Create `path` whole or not at all: `fill` writes a temporary file in the
+    same folder, which then takes the place of `path`."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode() if isinstance(text, str) else text)
+        fill(tmp)
+        # mkstemp makes the file private (0600); results are ordinary files.
+        os.chmod(tmp, _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write text or bytes to `path`, whole or not at all."""
+    data = text.encode() if isinstance(text, str) else text
+    _write_whole(path, lambda tmp: Path(tmp).write_bytes(data))
 
 
 def write_parquet_atomic(df, path: Path) -> None:
     """Write a DataFrame as Parquet, whole or not at all."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.close(fd)
-    try:
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def copy_atomic(src: Path, dst: Path) -> None:
-    """Copy a file into place, whole or not at all."""
-    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.")
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _write_whole(path, lambda tmp: df.to_parquet(tmp, index=False))
 
 
 class _TerminalProgress:
@@ -165,13 +162,16 @@ class _TerminalProgress:
         if self.bar is None:
             if time.monotonic() - self.start < PROGRESS_AFTER_S or now_s >= end_s:
                 return
+            from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+            # On stderr, like the check above: stdout may carry results (--json).
             self.bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
                 TextColumn("{task.completed:.1f}/{task.total:.1f} simulated s"),
                 TimeRemainingColumn(),
+                console=Console(stderr=True),
                 transient=True,
             )
             self.bar.start()

@@ -7,6 +7,8 @@ bug in vmsched (or in a scheduler): it says so and how to report it.
 
 from __future__ import annotations
 
+import difflib
+
 from vmsched import _core
 
 
@@ -26,6 +28,15 @@ class ScenarioError(VmschedError, ValueError):
     def __str__(self) -> str:
         where = ": ".join(x for x in (self.file, self.path) if x)
         return f"{where}: {self.message}" if where else self.message
+
+
+def unknown_name(what: str, name: str, known: list[str], *, path: str = "") -> ScenarioError:
+    """`unknown scheduler "x"; expected one of a, b; did you mean 'a'?`"""
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return ScenarioError(
+        f'unknown {what} "{name}"; expected one of {", ".join(known)}{hint}', path=path
+    )
 
 
 class InternalError(VmschedError, RuntimeError):

@@ -22,6 +22,16 @@ from vmsched import _core
 from vmsched.errors import ScenarioError, from_core
 
 
+def _put(tree: dict[str, Any], table: str, key: str, value: Any) -> None:
+    """Set `tree[table][key]` unless `value` is None. A `table` that is not a
+    table is left as it is, for validation to report."""
+    if value is None:
+        return
+    t = tree.setdefault(table, {})
+    if isinstance(t, dict):
+        t[key] = value
+
+
 class Scenario:
     """A scenario as Python objects. `data` is the underlying tree."""
 
@@ -41,27 +51,17 @@ class Scenario:
     ) -> None:
         self.data: dict[str, Any] = copy.deepcopy(data) if data else {}
         self.source = source
-        host = self.data.setdefault("host", {})
-        if pcpus is not None:
-            host["pcpus"] = pcpus
-        if topology is not None:
-            host["topology"] = dict(topology)
-        if profile is not None:
-            host["profile"] = profile
-        if scheduler is not None:
-            if isinstance(scheduler, str):
-                self.data.setdefault("scheduler", {})["name"] = scheduler
-            else:
-                self.data["scheduler"] = dict(scheduler)
-        run = self.data.setdefault("run", {})
-        for key, val in (
-            ("duration_s", duration_s),
-            ("warmup_s", warmup_s),
-            ("seed", seed),
-            ("sample_ms", sample_ms),
-        ):
-            if val is not None:
-                run[key] = val
+        _put(self.data, "host", "pcpus", pcpus)
+        _put(self.data, "host", "topology", dict(topology) if topology is not None else None)
+        _put(self.data, "host", "profile", profile)
+        if isinstance(scheduler, str):
+            _put(self.data, "scheduler", "name", scheduler)
+        elif scheduler is not None:
+            self.data["scheduler"] = dict(scheduler)
+        _put(self.data, "run", "duration_s", duration_s)
+        _put(self.data, "run", "warmup_s", warmup_s)
+        _put(self.data, "run", "seed", seed)
+        _put(self.data, "run", "sample_ms", sample_ms)
         self.data.setdefault("domain", [])
 
     def add_domain(
@@ -145,17 +145,23 @@ def _resolve_profile(data: dict[str, Any], base: Path, file: str) -> None:
                 path="host.profile",
             ) from None
         except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(f"TOML syntax error in {p}: {exc}", file=file, path="host.profile") from None
+            raise ScenarioError(
+                f"TOML syntax error in {p}: {exc}", file=file, path="host.profile"
+            ) from None
 
 
-def load(path: str | Path) -> Scenario:
-    """Read and validate a scenario file. Raises ScenarioError naming the file."""
+def read(path: str | Path) -> Scenario:
+    """Read a scenario file without validating it (to change it first, as the
+    CLI's overrides do). Raises ScenarioError naming the file if it cannot be
+    read or is not TOML."""
     p = Path(path)
     file = str(path)
     try:
         text = p.read_text()
     except FileNotFoundError:
-        raise ScenarioError("no such file; expected the path of a scenario TOML file", file=file) from None
+        raise ScenarioError(
+            "no such file; expected the path of a scenario TOML file", file=file
+        ) from None
     except IsADirectoryError:
         raise ScenarioError("is a directory; expected a scenario TOML file", file=file) from None
     except OSError as exc:
@@ -167,4 +173,9 @@ def load(path: str | Path) -> Scenario:
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"TOML syntax error: {exc}", file=file) from None
     _resolve_profile(data, p.parent, file)
-    return Scenario(data, source=file).validate()
+    return Scenario(data, source=file)
+
+
+def load(path: str | Path) -> Scenario:
+    """Read and validate a scenario file. Raises ScenarioError naming the file."""
+    return read(path).validate()

@@ -16,5 +16,8 @@ fn main() {
         std::process::exit(1);
     }
     let wall = t.elapsed().as_secs_f64();
-    println!("{}", serde_json::to_string_pretty(&sim.summary(wall)).unwrap());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&sim.summary(wall)).unwrap()
+    );
 }

@@ -105,7 +105,10 @@ mod tests {
     #[test]
     fn suggests_close_names_only() {
         assert_eq!(did_you_mean("wieght", ["weight", "cap"]), Some("weight"));
-        assert_eq!(did_you_mean("tslice", ["tslice_ms", "ratelimit_us"]), Some("tslice_ms"));
+        assert_eq!(
+            did_you_mean("tslice", ["tslice_ms", "ratelimit_us"]),
+            Some("tslice_ms")
+        );
         assert_eq!(did_you_mean("zzzz", ["weight", "cap"]), None);
     }
 }

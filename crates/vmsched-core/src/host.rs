@@ -20,7 +20,10 @@ impl Topology {
     /// A host of `sockets × cores × threads` PCPUs.
     pub fn new(sockets: u32, cores_per_socket: u32, threads_per_core: u32) -> Topology {
         let n = (sockets * cores_per_socket * threads_per_core) as usize;
-        assert!(n >= 1 && n <= MAX_PCPUS, "topology size checked by the scenario");
+        assert!(
+            (1..=MAX_PCPUS).contains(&n),
+            "topology size checked by the scenario"
+        );
         let mut sibling = Vec::with_capacity(n);
         let mut socket = Vec::with_capacity(n);
         for p in 0..n as u32 {
@@ -129,7 +132,8 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
 ];
 
 /// Built-in profiles: (name, TOML text).
-pub const BUILTIN_PROFILES: &[(&str, &str)] = &[("default", include_str!("../profiles/default.toml"))];
+pub const BUILTIN_PROFILES: &[(&str, &str)] =
+    &[("default", include_str!("../profiles/default.toml"))];
 
 impl Platform {
     /// Build a platform from a profile table (already parsed TOML/JSON).
@@ -144,7 +148,10 @@ impl Platform {
             Some(other) => {
                 return Err(ScenarioError::new(
                     params::join_path(path, "name"),
-                    format!("{} is not a string; expected the profile's name", params::show(&other)),
+                    format!(
+                        "{} is not a string; expected the profile's name",
+                        params::show(&other)
+                    ),
                 ))
             }
             None => "custom".into(),
@@ -185,8 +192,20 @@ mod tests {
     fn topology_masks() {
         let t = Topology::new(2, 2, 2); // 8 pcpus
         assert_eq!(t.npcpus(), 8);
-        assert_eq!(t.sibling_mask(PcpuId(3)).iter().map(|p| p.0).collect::<Vec<_>>(), vec![2, 3]);
-        assert_eq!(t.socket_mask(PcpuId(5)).iter().map(|p| p.0).collect::<Vec<_>>(), vec![4, 5, 6, 7]);
+        assert_eq!(
+            t.sibling_mask(PcpuId(3))
+                .iter()
+                .map(|p| p.0)
+                .collect::<Vec<_>>(),
+            vec![2, 3]
+        );
+        assert_eq!(
+            t.socket_mask(PcpuId(5))
+                .iter()
+                .map(|p| p.0)
+                .collect::<Vec<_>>(),
+            vec![4, 5, 6, 7]
+        );
         assert_eq!(t.socket_of(PcpuId(5)), 1);
         assert_eq!(t.core_of(PcpuId(5)), 2);
     }
@@ -196,6 +215,9 @@ mod tests {
         let p = Platform::builtin("default", "host.profile").unwrap();
         assert_eq!(p.name, "default");
         assert!(p.ctx_switch_ns > 0);
-        assert!(Platform::builtin("defualt", "host.profile").unwrap_err().message.contains("did you mean"));
+        assert!(Platform::builtin("defualt", "host.profile")
+            .unwrap_err()
+            .message
+            .contains("did you mean"));
     }
 }

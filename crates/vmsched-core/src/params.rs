@@ -526,8 +526,13 @@ mod tests {
 
     #[test]
     fn errors_name_path_value_and_expectation() {
-        let e = validate(SPECS, &table(json!({"weight": 0})), "domain[1].sched", "credit")
-            .unwrap_err();
+        let e = validate(
+            SPECS,
+            &table(json!({"weight": 0})),
+            "domain[1].sched",
+            "credit",
+        )
+        .unwrap_err();
         assert_eq!(e.path, "domain[1].sched.weight");
         assert!(e.message.contains("0 is out of range"), "{e}");
         assert!(e.message.contains("1..=65535"), "{e}");

@@ -111,7 +111,11 @@ fn as_table<'a>(v: &'a Json, path: &str) -> Result<&'a Map<String, Json>, Scenar
     v.as_object().ok_or_else(|| {
         err(
             path,
-            format!("{} is {}; expected a table ([{path}])", show(v), type_name(v)),
+            format!(
+                "{} is {}; expected a table ([{path}])",
+                show(v),
+                type_name(v)
+            ),
         )
     })
 }
@@ -144,27 +148,53 @@ fn field(name: &'static str, unit: &'static str, kind: ParamKind) -> ParamSpec {
     }
 }
 
-fn get_int(t: &Map<String, Json>, path: &str, key: &'static str, min: i64, max: i64, unit: &'static str) -> Result<Option<i64>, ScenarioError> {
+fn get_int(
+    t: &Map<String, Json>,
+    path: &str,
+    key: &'static str,
+    min: i64,
+    max: i64,
+    unit: &'static str,
+) -> Result<Option<i64>, ScenarioError> {
     match t.get(key) {
         None => Ok(None),
-        Some(v) => match params::validate_one(&field(key, unit, ParamKind::Int { min, max }), v, &join_path(path, key))? {
+        Some(v) => match params::validate_one(
+            &field(key, unit, ParamKind::Int { min, max }),
+            v,
+            &join_path(path, key),
+        )? {
             params::Value::Int(i) => Ok(Some(i)),
             _ => unreachable!(),
         },
     }
 }
 
-fn get_float(t: &Map<String, Json>, path: &str, key: &'static str, min: f64, max: f64, unit: &'static str) -> Result<Option<f64>, ScenarioError> {
+fn get_float(
+    t: &Map<String, Json>,
+    path: &str,
+    key: &'static str,
+    min: f64,
+    max: f64,
+    unit: &'static str,
+) -> Result<Option<f64>, ScenarioError> {
     match t.get(key) {
         None => Ok(None),
-        Some(v) => match params::validate_one(&field(key, unit, ParamKind::Float { min, max }), v, &join_path(path, key))? {
+        Some(v) => match params::validate_one(
+            &field(key, unit, ParamKind::Float { min, max }),
+            v,
+            &join_path(path, key),
+        )? {
             params::Value::Float(f) => Ok(Some(f)),
             _ => unreachable!(),
         },
     }
 }
 
-fn get_bool(t: &Map<String, Json>, path: &str, key: &'static str) -> Result<Option<bool>, ScenarioError> {
+fn get_bool(
+    t: &Map<String, Json>,
+    path: &str,
+    key: &'static str,
+) -> Result<Option<bool>, ScenarioError> {
     match t.get(key) {
         None => Ok(None),
         Some(Json::Bool(b)) => Ok(Some(*b)),
@@ -175,7 +205,11 @@ fn get_bool(t: &Map<String, Json>, path: &str, key: &'static str) -> Result<Opti
     }
 }
 
-fn get_str<'a>(t: &'a Map<String, Json>, path: &str, key: &str) -> Result<Option<&'a str>, ScenarioError> {
+fn get_str<'a>(
+    t: &'a Map<String, Json>,
+    path: &str,
+    key: &str,
+) -> Result<Option<&'a str>, ScenarioError> {
     match t.get(key) {
         None => Ok(None),
         Some(Json::String(s)) => Ok(Some(s)),
@@ -203,7 +237,9 @@ pub fn parse_affinity(v: &Json, path: &str, npcpus: usize) -> Result<CpuMask, Sc
                     return Err(range_err(format!("{} is not a PCPU number", show(x))));
                 };
                 if i as usize >= npcpus {
-                    return Err(range_err(format!("PCPU {i} does not exist on this {npcpus}-PCPU host")));
+                    return Err(range_err(format!(
+                        "PCPU {i} does not exist on this {npcpus}-PCPU host"
+                    )));
                 }
                 m.set(crate::ids::PcpuId(i as u32));
             }
@@ -217,15 +253,25 @@ pub fn parse_affinity(v: &Json, path: &str, npcpus: usize) -> Result<CpuMask, Sc
                 let (lo, hi) = if body == "all" {
                     (0, npcpus - 1)
                 } else if let Some((a, b)) = body.split_once('-') {
-                    let a: usize = a.trim().parse().map_err(|_| range_err(format!("\"{part}\" is not a PCPU range")))?;
-                    let b: usize = b.trim().parse().map_err(|_| range_err(format!("\"{part}\" is not a PCPU range")))?;
+                    let a: usize = a
+                        .trim()
+                        .parse()
+                        .map_err(|_| range_err(format!("\"{part}\" is not a PCPU range")))?;
+                    let b: usize = b
+                        .trim()
+                        .parse()
+                        .map_err(|_| range_err(format!("\"{part}\" is not a PCPU range")))?;
                     (a, b)
                 } else {
-                    let a: usize = body.parse().map_err(|_| range_err(format!("\"{part}\" is not a PCPU number")))?;
+                    let a: usize = body
+                        .parse()
+                        .map_err(|_| range_err(format!("\"{part}\" is not a PCPU number")))?;
                     (a, a)
                 };
                 if lo > hi || hi >= npcpus {
-                    return Err(range_err(format!("\"{part}\" is outside this {npcpus}-PCPU host")));
+                    return Err(range_err(format!(
+                        "\"{part}\" is outside this {npcpus}-PCPU host"
+                    )));
                 }
                 for i in lo..=hi {
                     let p = crate::ids::PcpuId(i as u32);
@@ -238,7 +284,11 @@ pub fn parse_affinity(v: &Json, path: &str, npcpus: usize) -> Result<CpuMask, Sc
             }
         }
         other => {
-            return Err(range_err(format!("{} is {}", show(other), type_name(other))));
+            return Err(range_err(format!(
+                "{} is {}",
+                show(other),
+                type_name(other)
+            )));
         }
     }
     if m.is_empty() {
@@ -249,14 +299,20 @@ pub fn parse_affinity(v: &Json, path: &str, npcpus: usize) -> Result<CpuMask, Sc
 
 fn parse_host(v: Option<&Json>) -> Result<HostSpec, ScenarioError> {
     let Some(v) = v else {
-        return Err(err("host", "is missing; expected a [host] table with pcpus = N or [host.topology]"));
+        return Err(err(
+            "host",
+            "is missing; expected a [host] table with pcpus = N or [host.topology]",
+        ));
     };
     let t = as_table(v, "host")?;
     check_keys(t, "host", &["pcpus", "topology", "profile"])?;
     let max = MAX_PCPUS as i64;
     let topology = match (t.get("pcpus"), t.get("topology")) {
         (Some(_), Some(_)) => {
-            return Err(err("host.pcpus", "is given together with [host.topology]; expected one or the other"))
+            return Err(err(
+                "host.pcpus",
+                "is given together with [host.topology]; expected one or the other",
+            ))
         }
         (Some(_), None) => Topology::flat(get_int(t, "host", "pcpus", 1, max, "")?.unwrap() as u32),
         (None, Some(tv)) => {
@@ -264,8 +320,12 @@ fn parse_host(v: Option<&Json>) -> Result<HostSpec, ScenarioError> {
             check_keys(tt, "host.topology", &["sockets", "cores", "threads"])?;
             let p = "host.topology";
             let sockets = get_int(tt, p, "sockets", 1, 64, "")?.unwrap_or(1);
-            let cores = get_int(tt, p, "cores", 1, max, "")?
-                .ok_or_else(|| err("host.topology.cores", "is missing; expected the number of cores per socket"))?;
+            let cores = get_int(tt, p, "cores", 1, max, "")?.ok_or_else(|| {
+                err(
+                    "host.topology.cores",
+                    "is missing; expected the number of cores per socket",
+                )
+            })?;
             let threads = get_int(tt, p, "threads", 1, 8, "")?.unwrap_or(1);
             let n = sockets * cores * threads;
             if n > max {
@@ -273,7 +333,12 @@ fn parse_host(v: Option<&Json>) -> Result<HostSpec, ScenarioError> {
             }
             Topology::new(sockets as u32, cores as u32, threads as u32)
         }
-        (None, None) => return Err(err("host.pcpus", "is missing; expected pcpus = N or a [host.topology] table")),
+        (None, None) => {
+            return Err(err(
+                "host.pcpus",
+                "is missing; expected pcpus = N or a [host.topology] table",
+            ))
+        }
     };
     let platform = match t.get("profile") {
         None => Platform::builtin("default", "host.profile")?,
@@ -282,7 +347,11 @@ fn parse_host(v: Option<&Json>) -> Result<HostSpec, ScenarioError> {
         Some(other) => {
             return Err(err(
                 "host.profile",
-                format!("{} is {}; expected a profile name or a table of costs", show(other), type_name(other)),
+                format!(
+                    "{} is {}; expected a profile name or a table of costs",
+                    show(other),
+                    type_name(other)
+                ),
             ))
         }
     };
@@ -317,12 +386,20 @@ fn parse_scheduler(v: Option<&Json>) -> Result<(&'static SchedulerInfo, Params),
     };
     let t = as_table(v, "scheduler")?;
     let known: Vec<&str> = sched::registry().iter().map(|s| s.name).collect();
-    let name = get_str(t, "scheduler", "name")?
-        .ok_or_else(|| err("scheduler.name", format!("is missing; expected one of {}", known.join(", "))))?;
+    let name = get_str(t, "scheduler", "name")?.ok_or_else(|| {
+        err(
+            "scheduler.name",
+            format!("is missing; expected one of {}", known.join(", ")),
+        )
+    })?;
     let info = sched::find(name).ok_or_else(|| {
         err(
             "scheduler.name",
-            format!("unknown scheduler \"{name}\"; expected one of {}{}", known.join(", "), suggestion(name, known.iter().copied())),
+            format!(
+                "unknown scheduler \"{name}\"; expected one of {}{}",
+                known.join(", "),
+                suggestion(name, known.iter().copied())
+            ),
         )
     })?;
     let mut rest = t.clone();
@@ -351,7 +428,10 @@ fn validate_sched_params(
                 ParamScope::Global => "per domain, in [domain.sched]",
                 _ => "pool-wide, in [scheduler]",
             };
-            return Err(err(p, format!("'{k}' is a {} parameter set {place}", info.name)));
+            return Err(err(
+                p,
+                format!("'{k}' is a {} parameter set {place}", info.name),
+            ));
         }
         if let Some(other) = sched::registry()
             .iter()
@@ -380,7 +460,17 @@ fn names(specs: &[ParamSpec]) -> String {
     }
 }
 
-const DOMAIN_KEYS: &[&str] = &["name", "vcpus", "weight", "cap", "driver", "affinity", "soft_affinity", "sched", "workload"];
+const DOMAIN_KEYS: &[&str] = &[
+    "name",
+    "vcpus",
+    "weight",
+    "cap",
+    "driver",
+    "affinity",
+    "soft_affinity",
+    "sched",
+    "workload",
+];
 
 fn parse_domain(
     v: &Json,
@@ -392,14 +482,24 @@ fn parse_domain(
     let path = format!("domain[{i}]");
     let t = as_table(v, &path)?;
     check_keys(t, &path, DOMAIN_KEYS)?;
-    let name = get_str(t, &path, "name")?
-        .ok_or_else(|| err(join_path(&path, "name"), "is missing; expected a name such as \"vm1\""))?;
+    let name = get_str(t, &path, "name")?.ok_or_else(|| {
+        err(
+            join_path(&path, "name"),
+            "is missing; expected a name such as \"vm1\"",
+        )
+    })?;
     if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(err(join_path(&path, "name"), format!("\"{name}\" is not allowed; expected a non-empty name without spaces")));
+        return Err(err(
+            join_path(&path, "name"),
+            format!("\"{name}\" is not allowed; expected a non-empty name without spaces"),
+        ));
     }
     let vcpus = get_int(t, &path, "vcpus", 1, MAX_PCPUS as i64, "")?.unwrap_or(1) as u32;
     let driver = get_bool(t, &path, "driver")?.unwrap_or(name == "dom0" || name == "Domain-0");
-    let affinity = t.get("affinity").map(|a| parse_affinity(a, &join_path(&path, "affinity"), npcpus)).transpose()?;
+    let affinity = t
+        .get("affinity")
+        .map(|a| parse_affinity(a, &join_path(&path, "affinity"), npcpus))
+        .transpose()?;
     let soft_affinity = t
         .get("soft_affinity")
         .map(|a| parse_affinity(a, &join_path(&path, "soft_affinity"), npcpus))
@@ -413,12 +513,23 @@ fn parse_domain(
     for key in ["weight", "cap"] {
         if let Some(val) = t.get(key) {
             if sched_table.contains_key(key) {
-                return Err(err(join_path(&path, key), format!("is given both here and in [domain.sched]; expected one {key}")));
-            }
-            if !info.params.iter().any(|s| s.name == key && s.scope == ParamScope::Domain) {
                 return Err(err(
                     join_path(&path, key),
-                    format!("the {} scheduler has no per-domain '{key}'; it takes {}", info.name, names(&info.params_of(ParamScope::Domain))),
+                    format!("is given both here and in [domain.sched]; expected one {key}"),
+                ));
+            }
+            if !info
+                .params
+                .iter()
+                .any(|s| s.name == key && s.scope == ParamScope::Domain)
+            {
+                return Err(err(
+                    join_path(&path, key),
+                    format!(
+                        "the {} scheduler has no per-domain '{key}'; it takes {}",
+                        info.name,
+                        names(&info.params_of(ParamScope::Domain))
+                    ),
                 ));
             }
             sched_table.insert(key.to_string(), val.clone());
@@ -445,12 +556,20 @@ fn parse_domain(
 fn parse_workload(v: &Json, path: &str) -> Result<WorkloadSpec, ScenarioError> {
     let t = as_table(v, path)?;
     let known: Vec<&str> = workload::registry().iter().map(|w| w.kind).collect();
-    let kind = get_str(t, path, "kind")?
-        .ok_or_else(|| err(join_path(path, "kind"), format!("is missing; expected one of {}", known.join(", "))))?;
+    let kind = get_str(t, path, "kind")?.ok_or_else(|| {
+        err(
+            join_path(path, "kind"),
+            format!("is missing; expected one of {}", known.join(", ")),
+        )
+    })?;
     let info = workload::find(kind).ok_or_else(|| {
         err(
             join_path(path, "kind"),
-            format!("unknown workload \"{kind}\"; expected one of {}{}", known.join(", "), suggestion(kind, known.iter().copied())),
+            format!(
+                "unknown workload \"{kind}\"; expected one of {}{}",
+                known.join(", "),
+                suggestion(kind, known.iter().copied())
+            ),
         )
     })?;
     let mut rest = t.clone();
@@ -477,7 +596,11 @@ pub fn domain_adjustment(
         let known: Vec<&str> = sc.domains.iter().map(|d| d.name.as_str()).collect();
         return Err(err(
             join_path(path, "domain"),
-            format!("unknown domain \"{dom_name}\"; expected one of {}{}", known.join(", "), suggestion(dom_name, known.iter().copied())),
+            format!(
+                "unknown domain \"{dom_name}\"; expected one of {}{}",
+                known.join(", "),
+                suggestion(dom_name, known.iter().copied())
+            ),
         ));
     };
     let specs = info.params_of(ParamScope::Domain);
@@ -485,15 +608,31 @@ pub fn domain_adjustment(
     let mut new = current[d].clone();
     for (k, _) in changes {
         let spec = specs.iter().find(|s| s.name == k).expect("validated");
-        new.set(spec.name, checked.iter().find(|(n, _)| n == k).unwrap().1.clone());
+        new.set(
+            spec.name,
+            checked.iter().find(|(n, _)| n == k).unwrap().1.clone(),
+        );
     }
     (info.check_domain)(&sc.scheduler.params, &new, path)?;
     Ok((DomId(d as u32), new))
 }
 
-fn parse_actions(v: Option<&Json>, sc: &Scenario, info: &SchedulerInfo) -> Result<Vec<Action>, ScenarioError> {
+fn parse_actions(
+    v: Option<&Json>,
+    sc: &Scenario,
+    info: &SchedulerInfo,
+) -> Result<Vec<Action>, ScenarioError> {
     let Some(v) = v else { return Ok(Vec::new()) };
-    let arr = v.as_array().ok_or_else(|| err("action", format!("{} is {}; expected a list of [[action]] tables", show(v), type_name(v))))?;
+    let arr = v.as_array().ok_or_else(|| {
+        err(
+            "action",
+            format!(
+                "{} is {}; expected a list of [[action]] tables",
+                show(v),
+                type_name(v)
+            ),
+        )
+    })?;
     let mut current: Vec<Params> = sc.domains.iter().map(|d| d.sched.clone()).collect();
     let mut global = sc.scheduler.params.clone();
     let mut out = Vec::new();
@@ -501,21 +640,36 @@ fn parse_actions(v: Option<&Json>, sc: &Scenario, info: &SchedulerInfo) -> Resul
     for (i, a) in arr.iter().enumerate() {
         let path = format!("action[{i}]");
         let t = as_table(a, &path)?;
-        let at = get_float(t, &path, "at_s", 0.0, 1e7, "s")?
-            .ok_or_else(|| err(join_path(&path, "at_s"), "is missing; expected the time of the action in seconds"))?;
+        let at = get_float(t, &path, "at_s", 0.0, 1e7, "s")?.ok_or_else(|| {
+            err(
+                join_path(&path, "at_s"),
+                "is missing; expected the time of the action in seconds",
+            )
+        })?;
         let at_ns = secs_f64(at);
         if at_ns >= sc.run.duration_ns {
-            return Err(err(join_path(&path, "at_s"), format!("{at} is not within the run; expected less than run.duration_s")));
+            return Err(err(
+                join_path(&path, "at_s"),
+                format!("{at} is not within the run; expected less than run.duration_s"),
+            ));
         }
         if at_ns < last_at {
-            return Err(err(join_path(&path, "at_s"), format!("{at} is earlier than the action before it; expected actions in time order")));
+            return Err(err(
+                join_path(&path, "at_s"),
+                format!(
+                    "{at} is earlier than the action before it; expected actions in time order"
+                ),
+            ));
         }
         last_at = at_ns;
         let mut changes = t.clone();
         changes.remove("at_s");
         let dom = changes.remove("domain");
         if changes.is_empty() {
-            return Err(err(&path, "changes nothing; expected at least one parameter to set"));
+            return Err(err(
+                &path,
+                "changes nothing; expected at least one parameter to set",
+            ));
         }
         let what = match dom {
             Some(Json::String(name)) => {
@@ -524,7 +678,14 @@ fn parse_actions(v: Option<&Json>, sc: &Scenario, info: &SchedulerInfo) -> Resul
                 ActionWhat::Domain { dom, params }
             }
             Some(other) => {
-                return Err(err(join_path(&path, "domain"), format!("{} is {}; expected a domain name", show(&other), type_name(&other))));
+                return Err(err(
+                    join_path(&path, "domain"),
+                    format!(
+                        "{} is {}; expected a domain name",
+                        show(&other),
+                        type_name(&other)
+                    ),
+                ));
             }
             None => {
                 let checked = validate_sched_params(info, ParamScope::Global, &changes, &path)?;
@@ -533,7 +694,9 @@ fn parse_actions(v: Option<&Json>, sc: &Scenario, info: &SchedulerInfo) -> Resul
                     global.set(n, v.clone());
                 }
                 (info.check_global)(&global, &path)?;
-                ActionWhat::Global { params: global.clone() }
+                ActionWhat::Global {
+                    params: global.clone(),
+                }
             }
         };
         out.push(Action { at_ns, what });
@@ -545,30 +708,67 @@ impl Scenario {
     /// Validate a scenario tree.
     pub fn from_json(v: &Json) -> Result<Scenario, ScenarioError> {
         let t = as_table(v, "")?;
-        check_keys(t, "", &["title", "description", "host", "scheduler", "run", "domain", "action"])?;
+        check_keys(
+            t,
+            "",
+            &[
+                "title",
+                "description",
+                "host",
+                "scheduler",
+                "run",
+                "domain",
+                "action",
+            ],
+        )?;
         let title = get_str(t, "", "title")?.unwrap_or("").to_string();
         get_str(t, "", "description")?;
         let host = parse_host(t.get("host"))?;
         let (info, globals) = parse_scheduler(t.get("scheduler"))?;
         let run = parse_run(t.get("run"))?;
         let doms = match t.get("domain") {
-            None => return Err(err("domain", "is missing; expected at least one [[domain]]")),
-            Some(Json::Array(a)) if a.is_empty() => return Err(err("domain", "is empty; expected at least one [[domain]]")),
+            None => {
+                return Err(err(
+                    "domain",
+                    "is missing; expected at least one [[domain]]",
+                ))
+            }
+            Some(Json::Array(a)) if a.is_empty() => {
+                return Err(err("domain", "is empty; expected at least one [[domain]]"))
+            }
             Some(Json::Array(a)) => a,
-            Some(other) => return Err(err("domain", format!("{} is {}; expected a list of [[domain]] tables", show(other), type_name(other)))),
+            Some(other) => {
+                return Err(err(
+                    "domain",
+                    format!(
+                        "{} is {}; expected a list of [[domain]] tables",
+                        show(other),
+                        type_name(other)
+                    ),
+                ))
+            }
         };
         let npcpus = host.topology.npcpus();
         let mut domains = Vec::with_capacity(doms.len());
         for (i, d) in doms.iter().enumerate() {
             let spec = parse_domain(d, i, npcpus, info, &globals)?;
             if domains.iter().any(|o: &DomainSpec| o.name == spec.name) {
-                return Err(err(format!("domain[{i}].name"), format!("\"{}\" is used by an earlier domain; expected unique names", spec.name)));
+                return Err(err(
+                    format!("domain[{i}].name"),
+                    format!(
+                        "\"{}\" is used by an earlier domain; expected unique names",
+                        spec.name
+                    ),
+                ));
             }
             domains.push(spec);
         }
         let total_vcpus: u64 = domains.iter().map(|d| u64::from(d.vcpus)).sum();
         if total_vcpus > 1 << 20 {
-            return Err(err("domain", format!("{total_vcpus} VCPUs in all; expected at most {}", 1 << 20)));
+            return Err(err(
+                "domain",
+                format!("{total_vcpus} VCPUs in all; expected at most {}", 1 << 20),
+            ));
         }
         let mut sc = Scenario {
             title,
@@ -589,7 +789,8 @@ impl Scenario {
     /// Parse and validate TOML text (Rust users and benchmarks; the Python
     /// front end parses TOML itself to report syntax errors with their line).
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
-        let v: Json = toml::from_str(text).map_err(|e| err("", format!("TOML syntax error: {e}")))?;
+        let v: Json =
+            toml::from_str(text).map_err(|e| err("", format!("TOML syntax error: {e}")))?;
         Scenario::from_json(&v)
     }
 }
@@ -611,10 +812,6 @@ mod tests {
         [domain.workload]
         kind = "cpu-hog"
     "#;
-
-    fn with(extra: &str) -> Result<Scenario, ScenarioError> {
-        Scenario::from_toml_str(&OK.replace("[run]", &format!("{extra}\n[run]")))
-    }
 
     #[test]
     fn valid_scenario_parses() {
@@ -647,9 +844,18 @@ mod tests {
 
     #[test]
     fn global_param_in_domain_is_explained() {
-        let e = with("tslice_ms = 5").unwrap_err();
+        // A pool-wide parameter written among the domain's own keys. (This
+        // test used to insert it before [run], i.e. into [scheduler], where it
+        // is valid, so the test could not pass.)
+        let e = Scenario::from_toml_str(&OK.replace("weight = 512", "weight = 512\ntslice_ms = 5"))
+            .unwrap_err();
+        assert_eq!(e.path, "domain[0].tslice_ms");
         assert!(e.message.contains("unknown key 'tslice_ms'"), "{e}");
-        let e = Scenario::from_toml_str(&OK.replace("weight = 512", "weight = 512\n[domain.sched]\ntslice_ms = 3")).unwrap_err();
+        let e = Scenario::from_toml_str(&OK.replace(
+            "weight = 512",
+            "weight = 512\n[domain.sched]\ntslice_ms = 3",
+        ))
+        .unwrap_err();
         assert!(e.message.contains("pool-wide, in [scheduler]"), "{e}");
     }
 

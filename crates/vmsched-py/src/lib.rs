@@ -9,8 +9,18 @@ use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use vmsched_core::{Scenario, SimError, Simulation, Time};
 
-create_exception!(_core, ScenarioError, PyException, "A mistake in a scenario (raised with .path and .message).");
-create_exception!(_core, InternalError, PyException, "A bug in vmsched or in a scheduler.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyException,
+    "A mistake in a scenario (raised with .path and .message)."
+);
+create_exception!(
+    _core,
+    InternalError,
+    PyException,
+    "A bug in vmsched or in a scheduler."
+);
 
 const BUG: &str = "this is a bug in vmsched; please report it with the scenario that triggers it";
 
@@ -23,7 +33,9 @@ fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
                 .cloned()
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(InternalError::new_err(format!("internal error: {msg} ({BUG})")))
+            Err(InternalError::new_err(format!(
+                "internal error: {msg} ({BUG})"
+            )))
         }
     }
 }
@@ -36,8 +48,9 @@ fn to_py(e: SimError) -> PyErr {
 }
 
 fn parse(json: &str) -> PyResult<Scenario> {
-    let v: serde_json::Value = serde_json::from_str(json)
-        .map_err(|e| InternalError::new_err(format!("bad scenario JSON from the front end: {e} ({BUG})")))?;
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| {
+        InternalError::new_err(format!("bad scenario JSON from the front end: {e} ({BUG})"))
+    })?;
     Scenario::from_json(&v).map_err(|e| to_py(e.into()))
 }
 
@@ -59,7 +72,13 @@ fn bench_cases(sched: &str, short: bool) -> PyResult<Vec<(String, String, String
     guarded(|| {
         Ok(vmsched_core::bench::standard_for(sched, short)
             .into_iter()
-            .map(|c| (c.name.to_string(), c.about.to_string(), c.scenario.source.to_string()))
+            .map(|c| {
+                (
+                    c.name.to_string(),
+                    c.about.to_string(),
+                    c.scenario.source.to_string(),
+                )
+            })
             .collect())
     })
 }
@@ -69,6 +88,9 @@ fn bench_cases(sched: &str, short: bool) -> PyResult<Vec<(String, String, String
 struct Sim {
     sim: Simulation,
 }
+
+/// One VCPU's cumulative ns per state: (domain, vcpu, running, runnable, blocked, offline).
+type VcpuStateRow = (u32, u32, u64, u64, u64, u64);
 
 #[pymethods]
 impl Sim {
@@ -103,12 +125,36 @@ impl Sim {
             fn bytes<T: Copy>(v: &[T], f: impl Fn(T) -> Vec<u8>) -> Vec<u8> {
                 v.iter().flat_map(|&x| f(x)).collect()
             }
-            d.set_item("time_s", PyBytes::new(py, &bytes(&s.time_s, |x: f64| x.to_le_bytes().to_vec())))?;
-            d.set_item("domain", PyBytes::new(py, &bytes(&s.domain, |x: u32| x.to_le_bytes().to_vec())))?;
-            d.set_item("vcpu", PyBytes::new(py, &bytes(&s.vcpu, |x: i32| x.to_le_bytes().to_vec())))?;
-            d.set_item("cpu_pct", PyBytes::new(py, &bytes(&s.cpu_pct, |x: f32| x.to_le_bytes().to_vec())))?;
-            d.set_item("runnable_pct", PyBytes::new(py, &bytes(&s.runnable_pct, |x: f32| x.to_le_bytes().to_vec())))?;
-            d.set_item("blocked_pct", PyBytes::new(py, &bytes(&s.blocked_pct, |x: f32| x.to_le_bytes().to_vec())))?;
+            d.set_item(
+                "time_s",
+                PyBytes::new(py, &bytes(&s.time_s, |x: f64| x.to_le_bytes().to_vec())),
+            )?;
+            d.set_item(
+                "domain",
+                PyBytes::new(py, &bytes(&s.domain, |x: u32| x.to_le_bytes().to_vec())),
+            )?;
+            d.set_item(
+                "vcpu",
+                PyBytes::new(py, &bytes(&s.vcpu, |x: i32| x.to_le_bytes().to_vec())),
+            )?;
+            d.set_item(
+                "cpu_pct",
+                PyBytes::new(py, &bytes(&s.cpu_pct, |x: f32| x.to_le_bytes().to_vec())),
+            )?;
+            d.set_item(
+                "runnable_pct",
+                PyBytes::new(
+                    py,
+                    &bytes(&s.runnable_pct, |x: f32| x.to_le_bytes().to_vec()),
+                ),
+            )?;
+            d.set_item(
+                "blocked_pct",
+                PyBytes::new(
+                    py,
+                    &bytes(&s.blocked_pct, |x: f32| x.to_le_bytes().to_vec()),
+                ),
+            )?;
             let names: Vec<String> = self.sim.domains().iter().map(|d| d.name.clone()).collect();
             d.set_item("domain_names", names)?;
             Ok(d)
@@ -131,7 +177,7 @@ impl Sim {
     }
 
     /// Cumulative ns per state for every VCPU: [(domain, vcpu, running, runnable, blocked, offline)].
-    fn vcpu_states(&self) -> PyResult<Vec<(u32, u32, u64, u64, u64, u64)>> {
+    fn vcpu_states(&self) -> PyResult<Vec<VcpuStateRow>> {
         guarded(|| {
             let now = self.sim.now();
             Ok(self

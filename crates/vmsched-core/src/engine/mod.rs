@@ -58,6 +58,8 @@ pub struct World {
     pub(crate) deferred: Vec<Deferred>,
     /// Domains whose guest run queue got work during the current callback.
     guest_dirty: Vec<DomId>,
+    /// VCPUs whose guest asked to yield during the current callback.
+    pub(crate) guest_yields: Vec<VcpuId>,
     /// The PCPU whose code is running now, for local vs remote tickles.
     pub(crate) local: Option<PcpuId>,
     /// First invariant violation seen (the run stops with an internal error).
@@ -76,10 +78,10 @@ impl World {
         pc.softirq_gen = pc.softirq_gen.wrapping_add(1);
         pc.softirq_at = Some(at);
         let gen = pc.softirq_gen;
-        self.queue.push(at, Event::Softirq { pcpu: p, gen });
+        self.queue.push_softirq(at, Event::Softirq { pcpu: p, gen });
     }
 
-    pub(crate) fn arm_sched_timer(&mut self, id: u32, at: Time, home: PcpuId) {
+    pub(crate) fn arm_sched_timer(&mut self, id: u32, at: Time, home: PcpuId, late: bool) {
         let i = id as usize;
         if i >= self.sched_timers.len() {
             self.sched_timers.resize(i + 1, (0, PcpuId(0)));
@@ -88,7 +90,12 @@ impl World {
         slot.0 = slot.0.wrapping_add(1);
         slot.1 = home;
         let gen = slot.0;
-        self.queue.push(at.max(self.now), Event::SchedTimer { id, gen });
+        let ev = Event::SchedTimer { id, gen };
+        if late {
+            self.queue.push_late(at.max(self.now), ev);
+        } else {
+            self.queue.push(at.max(self.now), ev);
+        }
     }
 
     pub(crate) fn cancel_sched_timer(&mut self, id: u32) {
@@ -98,7 +105,8 @@ impl World {
     }
 
     pub(crate) fn arm_workload_timer(&mut self, dom: DomId, at: Time, token: u32) {
-        self.queue.push(at.max(self.now), Event::WorkloadTimer { dom, token });
+        self.queue
+            .push(at.max(self.now), Event::WorkloadTimer { dom, token });
     }
 
     pub(crate) fn note_guest_work(&mut self, dom: DomId) {
@@ -231,6 +239,35 @@ pub struct Simulation {
 impl Simulation {
     /// Build the host, domains, scheduler and workloads of a validated scenario.
     pub fn new(scenario: &Scenario) -> Result<Simulation, SimError> {
+        Simulation::new_with_workloads(scenario, |_, _| None)
+    }
+
+    /// Like [`Simulation::new`], but `custom(index, domain)` may supply the
+    /// workload of a domain instead of the scenario's `[domain.workload]`
+    /// (for tests and experiments with workloads the registry does not have).
+    pub fn new_with_workloads(
+        scenario: &Scenario,
+        custom: impl FnMut(usize, &crate::scenario::DomainSpec) -> Option<Box<dyn Workload>>,
+    ) -> Result<Simulation, SimError> {
+        Simulation::build(scenario, None, custom)
+    }
+
+    /// Like [`Simulation::new`], but run `sched` instead of the scheduler the
+    /// scenario names (a scheduler of your own, not in the registry). The
+    /// scenario is still validated against the named scheduler, whose
+    /// parameters `sched` receives in `init_domain` and `adjust`.
+    pub fn new_with_scheduler(
+        scenario: &Scenario,
+        sched: Box<dyn Scheduler>,
+    ) -> Result<Simulation, SimError> {
+        Simulation::build(scenario, Some(sched), |_, _| None)
+    }
+
+    fn build(
+        scenario: &Scenario,
+        sched: Option<Box<dyn Scheduler>>,
+        mut custom: impl FnMut(usize, &crate::scenario::DomainSpec) -> Option<Box<dyn Workload>>,
+    ) -> Result<Simulation, SimError> {
         let info = sched::find(&scenario.scheduler.name)
             .expect("scenario validation checked the scheduler name");
         let topo = scenario.host.topology.clone();
@@ -301,16 +338,20 @@ impl Simulation {
             sched_timers: Vec::new(),
             deferred: Vec::new(),
             guest_dirty: Vec::new(),
+            guest_yields: Vec::new(),
             local: None,
             fatal: None,
         };
-        let sched = (info.make)(&scenario.scheduler.params);
+        let sched = sched.unwrap_or_else(|| (info.make)(&scenario.scheduler.params));
         let workloads = scenario
             .domains
             .iter()
-            .map(|d| {
-                let wi = workload::find(&d.workload.kind).expect("validated workload kind");
-                (wi.make)(&d.workload.params)
+            .enumerate()
+            .map(|(i, d)| {
+                custom(i, d).unwrap_or_else(|| {
+                    let wi = workload::find(&d.workload.kind).expect("validated workload kind");
+                    (wi.make)(&d.workload.params)
+                })
             })
             .collect();
         let rngs = scenario
@@ -327,7 +368,17 @@ impl Simulation {
             rngs,
             domain_params: scenario.domains.iter().map(|d| d.sched.clone()).collect(),
             global_params: scenario.scheduler.params.clone(),
-            scenario: scenario.clone(),
+            // The input tree (`source`) is not kept: it is the largest part
+            // of a scenario (over 1 KB per domain) and nothing here reads it.
+            scenario: Scenario {
+                title: scenario.title.clone(),
+                host: scenario.host.clone(),
+                scheduler: scenario.scheduler.clone(),
+                run: scenario.run.clone(),
+                domains: scenario.domains.clone(),
+                actions: scenario.actions.clone(),
+                source: serde_json::Value::Null,
+            },
             series: Series::default(),
             sample_prev: vec![[0; 3]; nv],
             last_sample: Time::ZERO,
@@ -380,7 +431,9 @@ impl Simulation {
             self.schedule_sample();
         }
         for (i, a) in self.scenario.actions.iter().enumerate() {
-            self.w.queue.push(Time(a.at_ns), Event::Action { index: i as u32 });
+            self.w
+                .queue
+                .push(Time(a.at_ns), Event::Action { index: i as u32 });
         }
         self.w.queue.push(self.end, Event::End);
     }
@@ -400,10 +453,31 @@ impl Simulation {
     ) {
         let d = dom.idx();
         {
-            let mut g = GuestCtx { w: &mut self.w, dom };
+            let mut g = GuestCtx {
+                w: &mut self.w,
+                dom,
+            };
             f(self.workloads[d].as_mut(), &mut g, &mut self.rngs[d]);
         }
         self.dispatch_guest_work();
+        self.guest_yields();
+    }
+
+    /// `SCHEDOP_yield` from running VCPUs: the scheduler's `yield_`, then a
+    /// local reschedule on the VCPU's PCPU.
+    fn guest_yields(&mut self) {
+        let yields = std::mem::take(&mut self.w.guest_yields);
+        for v in yields {
+            let Some(p) = self.w.vcpus[v.idx()].running_on else {
+                continue;
+            };
+            let saved = self.w.local;
+            self.w.local = Some(p);
+            self.sched.yield_(&mut SchedCtx::new(&mut self.w), v);
+            self.w.raise_softirq(p, 0);
+            self.w.local = saved;
+            self.drain_deferred();
+        }
     }
 
     /// For each domain that got work: wake halted VCPUs while there is more
@@ -583,8 +657,7 @@ impl Simulation {
                 }
             }
             if let Some(v) = prev {
-                self.sched
-                    .context_saved(&mut SchedCtx::new(&mut self.w), v);
+                self.sched.context_saved(&mut SchedCtx::new(&mut self.w), v);
                 self.drain_deferred();
                 if self.w.vcpus[v.idx()].migrating {
                     self.finish_migration(v);
@@ -613,28 +686,32 @@ impl Simulation {
         let Some(n) = d.next else { return };
         let name = self.sched.name();
         if n.idx() >= self.w.vcpus.len() {
-            self.w
-                .violation(format!("scheduler {name} chose vcpu id {n}, which does not exist"));
+            self.w.violation(format!(
+                "scheduler {name} chose vcpu id {n}, which does not exist"
+            ));
             return;
         }
         let vc = &self.w.vcpus[n.idx()];
-        let who = self.w.vcpu_name(n);
-        if !vc.runnable() {
-            self.w.violation(format!(
-                "scheduler {name} chose {who} on pcpu {p} but it is not runnable"
-            ));
-        } else if vc.running_on.is_some_and(|q| q != p) {
-            self.w.violation(format!(
-                "scheduler {name} chose {who} on pcpu {p} while it runs on pcpu {}",
-                vc.running_on.unwrap()
-            ));
+        // Names are formatted only when something is wrong (this runs at
+        // every decision).
+        let problem = if !vc.runnable() {
+            format!("on pcpu {p} but it is not runnable")
+        } else if let Some(q) = vc.running_on.filter(|&q| q != p) {
+            format!("on pcpu {p} while it runs on pcpu {q}")
         } else if !self.w.masks[vc.hard_mask as usize].test(p) {
-            self.w.violation(format!(
-                "scheduler {name} chose {who} on pcpu {p}, outside its hard affinity"
-            ));
+            format!("on pcpu {p}, outside its hard affinity")
         } else if prev != Some(n) && vc.running_on == Some(p) {
-            self.w.violation(format!("engine: {who} marked running on pcpu {p} but not current"));
-        }
+            let who = self.w.vcpu_name(n);
+            self.w.violation(format!(
+                "engine: {who} marked running on pcpu {p} but not current"
+            ));
+            return;
+        } else {
+            return;
+        };
+        let who = self.w.vcpu_name(n);
+        self.w
+            .violation(format!("scheduler {name} chose {who} {problem}"));
     }
 
     /// The running VCPU's work item completed.
@@ -651,12 +728,10 @@ impl Simulation {
         self.call_workload(dom, |wl, g, rng| wl.work_done(g, rng, idx, item.tag));
         // The continuation may have queued work for this VCPU; otherwise it halts.
         let vc = &self.w.vcpus[v.idx()];
-        if vc.running_on.is_some() && vc.item.is_none() && !vc.blocked {
-            if !self.w.start_work(v) {
-                let p = self.w.vcpus[v.idx()].running_on.unwrap();
-                self.w.vcpus[v.idx()].blocked = true;
-                self.w.raise_softirq(p, 0);
-            }
+        if vc.running_on.is_some() && vc.item.is_none() && !vc.blocked && !self.w.start_work(v) {
+            let p = self.w.vcpus[v.idx()].running_on.unwrap();
+            self.w.vcpus[v.idx()].blocked = true;
+            self.w.raise_softirq(p, 0);
         }
         self.w.local = None;
     }
@@ -687,8 +762,14 @@ impl Simulation {
                 );
             }
             let pct = |x: u64| (x as f64 * 100.0 / interval) as f32;
-            self.series
-                .push(t, d as u32, -1, pct(dom_tot[0]), pct(dom_tot[1]), pct(dom_tot[2]));
+            self.series.push(
+                t,
+                d as u32,
+                -1,
+                pct(dom_tot[0]),
+                pct(dom_tot[1]),
+                pct(dom_tot[2]),
+            );
         }
         self.last_sample = now;
     }
@@ -753,7 +834,11 @@ impl Simulation {
                 if self.w.pcpus[pcpu.idx()].slice_gen != gen {
                     return true;
                 }
-                self.schedule(pcpu);
+                // As in Xen, the slice timer only raises SCHEDULE_SOFTIRQ: every
+                // timer expiring at this same instant (queued earlier, e.g.
+                // Credit's tick and accounting) runs before the scheduler does,
+                // because TIMER_SOFTIRQ is served before SCHEDULE_SOFTIRQ.
+                self.w.raise_softirq(pcpu, 0);
             }
             Event::SchedTimer { id, gen } => {
                 let (g, home) = self.w.sched_timers[id as usize];
@@ -776,6 +861,11 @@ impl Simulation {
             Event::WarmupEnd => self.end_warmup(),
             Event::Action { index } => self.apply_action(index as usize),
             Event::End => {
+                // The sample interval that ends with the run is not lost (a
+                // shorter last interval is normalised by its own length).
+                if self.w.now > self.last_sample && self.w.now > self.measure_from {
+                    self.take_sample();
+                }
                 self.w.flush_states();
                 self.finished = true;
                 return false;
@@ -828,7 +918,8 @@ impl Simulation {
         &self.series
     }
 
-    /// The scenario being run.
+    /// The scenario being run, without its input tree (`source` is null:
+    /// keep the [`Scenario`] the simulation was built from to echo it).
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }
@@ -865,8 +956,13 @@ impl Simulation {
         dom_name: &str,
         changes: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), SimError> {
-        let (dom, params) =
-            crate::scenario::domain_adjustment(&self.scenario, &self.domain_params, dom_name, changes, "adjust")?;
+        let (dom, params) = crate::scenario::domain_adjustment(
+            &self.scenario,
+            &self.domain_params,
+            dom_name,
+            changes,
+            "adjust",
+        )?;
         self.domain_params[dom.idx()] = params.clone();
         self.sched
             .adjust(&mut SchedCtx::new(&mut self.w), dom, &params);
@@ -876,10 +972,18 @@ impl Simulation {
 
     /// Bytes of heap and inline memory the model holds per VCPU (for the
     /// memory benchmark): the VCPU record, its histogram, its sample slot.
+    /// A lower bound: the event queue, the scheduler's own state and the
+    /// per-domain records are not counted (measure the process's RSS for
+    /// the total).
     pub fn bytes_per_vcpu(&self) -> f64 {
         let n = self.w.vcpus.len().max(1);
         let inline = std::mem::size_of::<Vcpu>() + std::mem::size_of::<[u64; 3]>();
-        let heap: usize = self.w.vcpus.iter().map(|v| v.wake_latency.heap_bytes()).sum();
+        let heap: usize = self
+            .w
+            .vcpus
+            .iter()
+            .map(|v| v.wake_latency.heap_bytes())
+            .sum();
         inline as f64 + heap as f64 / n as f64
     }
 }

@@ -56,7 +56,10 @@ impl Simulation {
                 }));
             }
             let mut wl = Map::new();
-            wl.insert("kind".into(), Json::from(self.scenario.domains[d].workload.kind.clone()));
+            wl.insert(
+                "kind".into(),
+                Json::from(self.scenario.domains[d].workload.kind.clone()),
+            );
             wl.extend(self.workloads[d].metrics(now));
             domains.push(json!({
                 "name": dom.name,

@@ -127,7 +127,19 @@ mod tests {
 
     #[test]
     fn buckets_cover_values() {
-        for v in [0u64, 1, 127, 128, 1023, 1024, 1500, 4096, 1_000_000, 123_456_789, u64::MAX / 4] {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            1023,
+            1024,
+            1500,
+            4096,
+            1_000_000,
+            123_456_789,
+            u64::MAX / 4,
+        ] {
             let (lo, hi) = bucket_range(bucket_of(v));
             assert!(lo <= v && v < hi, "{v} not in [{lo},{hi})");
         }
@@ -141,7 +153,10 @@ mod tests {
         }
         for (q, exact) in [(0.5, 5_000_000.0), (0.95, 9_500_000.0), (0.99, 9_900_000.0)] {
             let got = h.quantile_ns(q);
-            assert!((got - exact).abs() / exact < 0.0625, "q{q}: {got} vs {exact}");
+            assert!(
+                (got - exact).abs() / exact < 0.0625,
+                "q{q}: {got} vs {exact}"
+            );
         }
         assert_eq!(h.max_ns(), 10_000_000);
         assert_eq!(h.count(), 10_000);

@@ -21,24 +21,42 @@
 //! share of that is parked (paused) until an accounting leaves it in credit.
 //!
 //! Parameters (names as `xl sched-credit`): `weight`, `cap` per domain;
-//! `tslice_ms`, `ratelimit_us` pool-wide; plus boot options
-//! (`vcpu_migration_delay_us`, `lb_ratelimit_us`, `tickle_one_idle_cpu`,
-//! `smt_power_savings`) and `xen_version`, which selects behaviour that
-//! changed between releases (see `docs/schedulers/credit.md`).
+//! `tslice_ms`, `ratelimit_us` pool-wide; the boot options
+//! `vcpu_migration_delay_us`, `lb_ratelimit_us`, `tickle_one_idle_cpu`,
+//! `smt_power_savings`; and `xen_version`, which selects the behaviour of a
+//! Xen release. The default is the current release (4.22).
+//!
+//! Versions. [`Behaviour::of`] lists every difference between releases that
+//! changes results, with the release range and the evidence; the same list
+//! is in `docs/schedulers/credit.md`. In short: before 4.0 a running VCPU is
+//! charged a whole 10 ms tick (100 credits) when it is found running at a tick
+//! and nothing otherwise; before 4.1 weight counts once per domain, not per
+//! active VCPU, a waking VCPU preempts whenever it has higher priority and
+//! every idle PCPU is tickled, and placement never moves a VCPU on a flat
+//! host; before 3.3 idle PCPUs reschedule every 30 ms and accounting runs
+//! from the master PCPU's tick.
 //!
 //! Deviations from Xen: no tasklets, no cpupools (one pool holds every PCPU),
-//! one NUMA node per socket, no `sched-gran` other than `cpu`. Quirks Q1 (the
-//! 100 ns minimum timer), Q2 (the kick-to-idler branch that never fires) and
-//! Q5 (lazy run-queue sort) are reproduced.
+//! one NUMA node per socket, no `sched-gran` other than `cpu`; locks are not
+//! modelled, so a `trylock` never fails. Every PCPU's tick is aligned to
+//! multiples of the tick period from boot, and accounting runs after the
+//! ticks and slice ends due at the same instant, so it sees every running
+//! VCPU charged up to that instant (Xen 3.0's order; later releases leave
+//! the phase of the accounting timer to boot timing). Quirks Q1 (the 100 ns
+//! minimum timer), Q2 (the kick-to-idler branch that never fires), Q4
+//! (inactive VCPUs keep their priority) and Q5 (lazy run-queue sort) are
+//! reproduced.
 //!
 //! Hooks: `init` (timers), `init_domain`, `insert_vcpu` (res_pick),
 //! `wake` (boost + tickle), `sleep`, `yield_`, `do_schedule`
 //! (csched_schedule with ratelimit and load balancing), `pick_cpu`
-//! (_csched_cpu_pick), `timer` (tick and accounting), `adjust`, `adjust_global`.
+//! (_csched_cpu_pick), `timer` (tick and accounting), `adjust`, `adjust_global`,
+//! `dump`.
 
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::cpumask::CpuMask;
 use crate::error::ScenarioError;
+use crate::host::Topology;
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params, Version};
 use crate::time::{Time, NS_PER_MS, NS_PER_US};
@@ -104,7 +122,7 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Int { min: 0, max: 100_000 },
         default: Default::Int(0),
         scope: ParamScope::Global,
-        doc: "A VCPU that ran within this time is cache-hot and is not stolen (xl sched-credit -s -m).",
+        doc: "A VCPU that ran within this time is cache-hot and is not stolen (xl sched-credit -s -m; Xen 3.4+).",
     },
     ParamSpec {
         name: "lb_ratelimit_us",
@@ -120,7 +138,7 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         default: Default::Bool(true),
         scope: ParamScope::Global,
-        doc: "Wake one idle PCPU for a waking VCPU instead of all of them (boot option).",
+        doc: "Wake one idle PCPU for a waking VCPU instead of all of them (boot option; Xen 4.1+).",
     },
     ParamSpec {
         name: "smt_power_savings",
@@ -128,7 +146,7 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         default: Default::Bool(false),
         scope: ParamScope::Global,
-        doc: "Fill SMT siblings before idle cores (boot option sched_smt_power_savings).",
+        doc: "Fill SMT siblings before idle cores (boot option sched_smt_power_savings; Xen 3.4+).",
     },
     ParamSpec {
         name: "xen_version",
@@ -139,14 +157,15 @@ const PARAMS: &[ParamSpec] = &[
         },
         default: Default::Str("4.22"),
         scope: ParamScope::Global,
-        doc: "Xen release whose Credit behaviour to reproduce (e.g. \"3.0\" for tick-sampled debiting).",
+        doc: "Xen release whose Credit behaviour to reproduce (e.g. \"3.0\" for tick-sampled debiting); see docs/schedulers/credit.md.",
     },
 ];
 
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "credit",
-    summary: "Xen's Credit scheduler: weights and caps, 30 ms slices, BOOST on wake-up, work stealing.",
+    summary:
+        "Xen's Credit scheduler: weights and caps, 30 ms slices, BOOST on wake-up, work stealing.",
     origin: "Xen 3.0.3 - current; default scheduler from 3.1 to 4.11",
     can_cap: true,
     params: PARAMS,
@@ -154,6 +173,16 @@ pub const INFO: SchedulerInfo = SchedulerInfo {
     check_domain: super::accept_domain,
     check_global,
 };
+
+/// Global parameters that a release did not have yet: (name, first release).
+const ADDED_IN: &[(&str, Version)] = &[
+    ("tslice_ms", Version::new(4, 2)),
+    ("ratelimit_us", Version::new(4, 2)),
+    ("lb_ratelimit_us", Version::new(4, 18)),
+    ("tickle_one_idle_cpu", Version::new(4, 1)),
+    ("vcpu_migration_delay_us", Version::new(3, 4)),
+    ("smt_power_savings", Version::new(3, 4)),
+];
 
 fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
     let v = p.version("xen_version");
@@ -173,37 +202,119 @@ fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
             ),
         ));
     }
-    if v < Version::new(4, 2) {
-        for name in ["tslice_ms", "ratelimit_us"] {
-            if p.is_explicit(name) {
-                return Err(ScenarioError::new(
-                    format!("{path}.{name}"),
-                    format!(
-                        "does not exist in Xen {v} (added in 4.2); expected no {name} with xen_version \"{v}\" (the slice is fixed at 30 ms, no rate limit)"
-                    ),
-                ));
-            }
+    for &(name, since) in ADDED_IN {
+        if v < since && p.is_explicit(name) {
+            return Err(ScenarioError::new(
+                format!("{path}.{name}"),
+                format!(
+                    "does not exist in Xen {v} (added in {since}); expected no {name} with xen_version \"{v}\""
+                ),
+            ));
         }
     }
-    if v < Version::new(4, 18) && p.is_explicit("lb_ratelimit_us") {
-        return Err(ScenarioError::new(
-            format!("{path}.lb_ratelimit_us"),
-            format!("does not exist in Xen {v} (added in 4.18); expected no lb_ratelimit_us with xen_version \"{v}\""),
-        ));
-    }
     Ok(())
+}
+
+/// What the selected Xen release does where releases differ in ways that
+/// change results. Each field names the releases and the evidence: "B" is the
+/// late-2006 code (Xen 3.0.3/3.0.4 era: tick sampling, BOOST, parking by
+/// pause), "C" the 2009 code just before 4.0 (tick_suspend, burn_credits),
+/// "D" the 4.8 code (commit 0053127890), "R" the 4.22 reference
+/// (`xen/credit-and-credit2.md`). Where a change is bracketed by two
+/// snapshots rather than dated by its commit, the boundary is marked
+/// "approximate" and the doc page says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Behaviour {
+    /// Before 4.0: the VCPU found running at a tick pays 100 credits; nothing is
+    /// charged at a context switch (B; commit 78c9b2a64b "Accurate accounting
+    /// for credit scheduler" introduced time-based burning for 4.0).
+    sampled_debit: bool,
+    /// Before 3.3 (approximate; B has it, C has separate timers): accounting runs
+    /// inside the master PCPU's tick, after that tick's debit, and every
+    /// PCPU's tick runs even while it is idle (the generic 10 ms scheduler tick).
+    tick_driven_accounting: bool,
+    /// Before 3.3 (approximate; B returns a 30 ms slice for the idle VCPU, C returns
+    /// -1): an idle PCPU reschedules every slice, so it polls for work to steal.
+    idle_polls: bool,
+    /// Before 4.1 (approximate; B and C add a domain's weight once, D "Make weight
+    /// per-vcpu"): shares are weight per domain, not weight × active VCPUs.
+    per_domain_weight: bool,
+    /// Before 4.1 (approximate; B and C zero the credit, D halves it): the credit of
+    /// a VCPU that goes inactive.
+    inactive_resets_credit: bool,
+    /// Before 4.1 (approximate; B and C): a waking VCPU preempts its PCPU whenever
+    /// it has strictly higher priority, and every idle PCPU in its affinity is
+    /// tickled too; `tickle_one_idle_cpu` does not exist.
+    old_tickle: bool,
+    /// Before 4.7 (commit 47d5292995 "consider tickled pCPUs as busy"): a tickled
+    /// idle PCPU stays in the idlers mask until it reschedules.
+    tickled_stay_idle: bool,
+    /// Before 4.1 (approximate; B and C): `cpu_pick` always counts the VCPU's own
+    /// PCPU as idle, so on a flat host it never moves a VCPU; there is no
+    /// MIGRATING flag (a wake after a migration is boosted), no placement at
+    /// insert and no per-socket factor of 2.
+    old_pick: bool,
+    /// From 4.1 (approximate; B and C have no YIELD flag): `yield` re-queues
+    /// behind one lower-priority VCPU.
+    yield_flag: bool,
+    /// From 4.5 (soft affinity was added to Credit in 4.5): soft affinity is honoured.
+    soft_affinity: bool,
+    /// Before 4.1 (approximate; B and C walk the busy PCPUs from their neighbour,
+    /// R from `balance_bias`): work stealing order.
+    steal_from_neighbour: bool,
+    /// From 4.2: `ratelimit_us` and `tslice_ms` exist.
+    ratelimit: bool,
+    /// From 4.8 (commit 0053127890): the ratelimit returns the remaining time
+    /// (quirk Q1); before, a full ratelimit.
+    ratelimit_remaining: bool,
+    /// From 4.18 (approximate; D does not, R does): a yield bypasses the
+    /// ratelimit, and the YIELD flag stays set while the VCPU is queued.
+    yield_bypasses_ratelimit: bool,
+    /// From 4.18 (commits 58feb9e0ac, e282067cf2): load-balance ratelimit, and
+    /// a yielding VCPU is never stolen.
+    lb_ratelimit: bool,
+    /// From 4.1 to 4.12 (fixed by 5c8c0ae7c4; lower bound approximate: B and C
+    /// unpause before clearing PARKED, D clears first): an unparked VCPU's wake
+    /// is boosted.
+    unpark_boost_bug: bool,
+}
+
+impl Behaviour {
+    fn of(v: Version) -> Behaviour {
+        let before = |major, minor| v < Version::new(major, minor);
+        Behaviour {
+            sampled_debit: before(4, 0),
+            tick_driven_accounting: before(3, 3),
+            idle_polls: before(3, 3),
+            per_domain_weight: before(4, 1),
+            inactive_resets_credit: before(4, 1),
+            old_tickle: before(4, 1),
+            tickled_stay_idle: before(4, 7),
+            old_pick: before(4, 1),
+            yield_flag: !before(4, 1),
+            soft_affinity: !before(4, 5),
+            steal_from_neighbour: before(4, 1),
+            ratelimit: !before(4, 2),
+            ratelimit_remaining: !before(4, 8),
+            yield_bypasses_ratelimit: !before(4, 18),
+            lb_ratelimit: !before(4, 18),
+            unpark_boost_bug: !before(4, 1) && before(4, 13),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
 struct Unit {
     credit: i32,
+    /// Credit right after the last accounting (Xen's `credit_last` statistic).
+    credit_last: i32,
     pri: i8,
     parked: bool,
     yield_: bool,
     /// Set by `pick_cpu` with commit; a wake that finds it set does not boost.
     migrating: bool,
-    /// An unpark is about to wake this VCPU (Xen 4.13+ keeps PARKED set
-    /// during that wake so it is not boosted).
+    /// An unpark is about to wake this VCPU and PARKED is still logically set
+    /// during that wake, so it is not boosted.
     unpark_wake: bool,
     /// `start_time` as Xen keeps it: absolute while running, relative while not.
     start_time: i64,
@@ -222,7 +333,13 @@ struct Dom {
     /// Active VCPUs, most recently activated first (Xen's list_add at head).
     active_units: Vec<VcpuId>,
     in_active_list: bool,
+    /// Neighbours in the active-domain list ([`NIL`] at the ends).
+    prev: u32,
+    next: u32,
 }
+
+/// No domain: the end of the active-domain list.
+const NIL: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
 struct Pcpu {
@@ -246,6 +363,7 @@ enum Step {
 /// The Credit scheduler's state.
 pub struct Credit {
     version: Version,
+    b: Behaviour,
     tslice_ns: u64,
     tick_period_ns: u64,
     credits_per_tslice: i32,
@@ -258,11 +376,20 @@ pub struct Credit {
     units: Vec<Unit>,
     doms: Vec<Dom>,
     pcpus: Vec<Pcpu>,
-    /// Domains with active VCPUs, in Xen's list order (head first).
-    active_doms: Vec<DomId>,
+    /// Head of the domains with active VCPUs, in Xen's list order (a list
+    /// linked through `Dom::prev`/`next`, so moves and removals are O(1)).
+    active_head: u32,
+    /// Reused buffer for the VCPUs accounting walks (no allocation per period).
+    scratch_units: Vec<VcpuId>,
     /// Idle PCPUs that have not been tickled.
     idlers: CpuMask,
-    /// Σ weight over active VCPUs.
+    /// PCPUs with `nr_runnable > 1`: the only ones work stealing looks at
+    /// (a faster form of Xen's per-peer `nr_runnable` test).
+    overloaded: CpuMask,
+    /// One socket, one thread per core: `cpu_pick` cannot prefer one idle
+    /// PCPU over another, so its grouping loop is skipped.
+    flat: bool,
+    /// Σ weight over active VCPUs (over active domains before 4.1).
     weight: u64,
     /// Credit handed out per accounting period (300 × PCPUs by default).
     credit: i64,
@@ -287,19 +414,23 @@ impl Credit {
         let version = p.version("xen_version");
         let mut c = Credit {
             version,
+            b: Behaviour::of(version),
             tslice_ns: 0,
             tick_period_ns: 0,
             credits_per_tslice: 0,
             ratelimit_ns: 0,
             lb_ratelimit_ns: 0,
-            migration_delay_ns: p.int("vcpu_migration_delay_us") as u64 * NS_PER_US,
-            tickle_one_idle: p.bool("tickle_one_idle_cpu"),
-            smt_power_savings: p.bool("smt_power_savings"),
+            migration_delay_ns: 0,
+            tickle_one_idle: true,
+            smt_power_savings: false,
             units: Vec::new(),
             doms: Vec::new(),
             pcpus: Vec::new(),
-            active_doms: Vec::new(),
+            active_head: NIL,
+            scratch_units: Vec::new(),
             idlers: CpuMask::empty(),
+            overloaded: CpuMask::empty(),
+            flat: true,
             weight: 0,
             credit: 0,
             credit_balance: 0,
@@ -320,23 +451,35 @@ impl Credit {
     }
 
     fn set_globals(&mut self, p: &Params) {
-        let v = self.version;
-        let tslice_ms = if v < Version::new(4, 2) { 30 } else { p.int("tslice_ms") as u64 };
-        let ticks = if tslice_ms < TICKS_PER_TSLICE { 1 } else { TICKS_PER_TSLICE };
+        let b = self.b;
+        let tslice_ms = if b.ratelimit {
+            p.int("tslice_ms") as u64
+        } else {
+            30
+        };
+        let ticks = if tslice_ms < TICKS_PER_TSLICE {
+            1
+        } else {
+            TICKS_PER_TSLICE
+        };
         self.tslice_ns = tslice_ms * NS_PER_MS;
         // Xen keeps the tick period in whole microseconds.
         self.tick_period_ns = (tslice_ms * 1000 / ticks) * NS_PER_US;
         self.credits_per_tslice = (CREDITS_PER_MSEC as u64 * tslice_ms) as i32;
-        self.ratelimit_ns = if v < Version::new(4, 2) {
-            0
-        } else {
+        self.ratelimit_ns = if b.ratelimit {
             (p.int("ratelimit_us") as u64 * NS_PER_US).min(self.tslice_ns)
-        };
-        self.lb_ratelimit_ns = if v < Version::new(4, 18) {
-            0
         } else {
-            p.int("lb_ratelimit_us") as u64 * NS_PER_US
+            0
         };
+        self.lb_ratelimit_ns = if b.lb_ratelimit {
+            p.int("lb_ratelimit_us") as u64 * NS_PER_US
+        } else {
+            0
+        };
+        self.migration_delay_ns = p.int("vcpu_migration_delay_us") as u64 * NS_PER_US;
+        // Before 4.1 every idle PCPU in the waker's affinity is tickled.
+        self.tickle_one_idle = !b.old_tickle && p.bool("tickle_one_idle_cpu");
+        self.smt_power_savings = p.bool("smt_power_savings");
         self.credit = i64::from(self.credits_per_tslice) * self.pcpus.len() as i64;
     }
 
@@ -361,6 +504,11 @@ impl Credit {
         ctx.hard_affinity(v).count() == 1
     }
 
+    /// Xen's "has soft affinity", for releases that have soft affinity.
+    fn has_soft(&self, ctx: &SchedCtx, v: VcpuId) -> bool {
+        self.b.soft_affinity && ctx.has_soft_affinity(v)
+    }
+
     /// Affinity for a balancing step: soft ∩ hard (or hard if empty), or hard.
     fn affinity(ctx: &SchedCtx, v: VcpuId, step: Step) -> CpuMask {
         let hard = *ctx.hard_affinity(v);
@@ -377,13 +525,34 @@ impl Credit {
         }
     }
 
+    fn add_runnable(&mut self, p: PcpuId) {
+        let pc = &mut self.pcpus[p.idx()];
+        pc.nr_runnable += 1;
+        if pc.nr_runnable > 1 {
+            self.overloaded.set(p);
+        }
+    }
+
+    fn sub_runnable(&mut self, p: PcpuId) {
+        let pc = &mut self.pcpus[p.idx()];
+        pc.nr_runnable -= 1;
+        if pc.nr_runnable <= 1 {
+            self.overloaded.clear(p);
+        }
+    }
+
     /// Xen's `__runq_insert`: before the first strictly-lower priority; a
     /// yielder goes one further back, behind one lower-priority VCPU.
     fn runq_insert(&mut self, p: PcpuId, v: VcpuId) {
         let pri = self.u(v).pri;
         let yielding = self.u(v).yield_;
         let q = &self.pcpus[p.idx()].runq;
-        let mut i = q.iter().position(|&x| self.units[x.idx()].pri < pri).unwrap_or(q.len());
+        let mut i = q
+            .iter()
+            .position(|&x| self.units[x.idx()].pri < pri)
+            .unwrap_or(q.len());
+        // Stopping before a queued VCPU means stopping at a non-idle element
+        // that is not the last (the idle VCPU is Xen's last element).
         if yielding && i < q.len() {
             i += 1;
         }
@@ -396,23 +565,28 @@ impl Credit {
         if let Some(i) = q.iter().position(|&x| x == v) {
             q.remove(i);
         }
-        self.um(v).on_runq = false;
+        let u = self.um(v);
+        u.on_runq = false;
         // Picking a VCPU off the queue clears its YIELD flag.
-        self.um(v).yield_ = false;
+        u.yield_ = false;
     }
 
     /// Lazy sort: UNDER and BOOST ahead of OVER, order otherwise kept.
     fn runq_sort(&mut self, p: PcpuId) {
-        let q = std::mem::take(&mut self.pcpus[p.idx()].runq);
+        let units = &self.units;
+        let q = &mut self.pcpus[p.idx()].runq;
+        if q.iter().all(|&v| units[v.idx()].pri >= PRI_UNDER) {
+            return;
+        }
         let (mut hi, lo): (VecDeque<VcpuId>, VecDeque<VcpuId>) =
-            q.into_iter().partition(|&v| self.units[v.idx()].pri >= PRI_UNDER);
+            q.drain(..).partition(|&v| units[v.idx()].pri >= PRI_UNDER);
         hi.extend(lo);
-        self.pcpus[p.idx()].runq = hi;
+        *q = hi;
     }
 
-    /// Charge the running VCPU for the time since `start_time`.
+    /// Charge the running VCPU for the time since `start_time` (4.0+).
     fn burn_credits(&mut self, v: VcpuId, now: Time) {
-        if self.version < Version::new(4, 0) {
+        if self.b.sampled_debit {
             return; // debited by tick sampling instead
         }
         let u = &mut self.units[v.idx()];
@@ -427,17 +601,54 @@ impl Credit {
         u.start_time += (credits * NS_PER_MS / CREDITS_PER_MSEC as u64) as i64;
     }
 
+    /// Put domain `d` at the head of the active-domain list (Xen's `list_add`).
+    fn active_push_head(&mut self, d: DomId) {
+        let old = self.active_head;
+        let dom = &mut self.doms[d.idx()];
+        dom.prev = NIL;
+        dom.next = old;
+        if old != NIL {
+            self.doms[old as usize].prev = d.0;
+        }
+        self.active_head = d.0;
+    }
+
+    /// Take domain `d` out of the active-domain list (Xen's `list_del`).
+    fn active_unlink(&mut self, d: DomId) {
+        let (prev, next) = {
+            let dom = &self.doms[d.idx()];
+            (dom.prev, dom.next)
+        };
+        if prev == NIL {
+            self.active_head = next;
+        } else {
+            self.doms[prev as usize].next = next;
+        }
+        if next != NIL {
+            self.doms[next as usize].prev = prev;
+        }
+        let dom = &mut self.doms[d.idx()];
+        dom.prev = NIL;
+        dom.next = NIL;
+    }
+
     fn acct_start(&mut self, v: VcpuId, d: DomId) {
         if self.u(v).active {
             return;
         }
         self.um(v).active = true;
+        let per_domain = self.b.per_domain_weight;
         let dom = &mut self.doms[d.idx()];
         dom.active_units.insert(0, v);
-        self.weight += u64::from(dom.weight);
+        if !per_domain {
+            self.weight += u64::from(dom.weight);
+        }
         if !dom.in_active_list {
             dom.in_active_list = true;
-            self.active_doms.insert(0, d);
+            if per_domain {
+                self.weight += u64::from(dom.weight);
+            }
+            self.active_push_head(d);
         }
     }
 
@@ -446,12 +657,18 @@ impl Credit {
             return;
         }
         self.um(v).active = false;
+        let per_domain = self.b.per_domain_weight;
         let dom = &mut self.doms[d.idx()];
         dom.active_units.retain(|&x| x != v);
-        self.weight -= u64::from(dom.weight);
+        if !per_domain {
+            self.weight -= u64::from(dom.weight);
+        }
         if dom.active_units.is_empty() {
             dom.in_active_list = false;
-            self.active_doms.retain(|&x| x != d);
+            if per_domain {
+                self.weight -= u64::from(dom.weight);
+            }
+            self.active_unlink(d);
         }
     }
 
@@ -477,19 +694,26 @@ impl Credit {
     /// `_csched_cpu_pick`: stay if the current PCPU is (or would be) idle,
     /// otherwise prefer an idle PCPU, spreading over cores and sockets.
     fn cpu_pick(&mut self, ctx: &SchedCtx, v: VcpuId, commit: bool) -> PcpuId {
+        if self.b.old_pick {
+            return self.cpu_pick_old(ctx, v, commit);
+        }
         let cur = ctx.processor(v);
         let topo = ctx.topology();
         let mut cpu = cur;
         let mut bias_owner: Option<PcpuId> = None;
         for step in [Step::Soft, Step::Hard] {
-            if step == Step::Soft && !ctx.has_soft_affinity(v) {
+            if step == Step::Soft && !self.has_soft(ctx, v) {
                 continue;
             }
             let mut cpus = Self::affinity(ctx, v, step);
             if cpus.is_empty() {
                 continue;
             }
-            cpu = if cpus.test(cur) { cur } else { cpus.cycle(cur).unwrap() };
+            cpu = if cpus.test(cur) {
+                cur
+            } else {
+                cpus.cycle(cur).unwrap()
+            };
             let mut idlers = self.idlers;
             if cur == cpu && self.pcpus[cpu.idx()].runq.is_empty() {
                 idlers.set(cpu);
@@ -499,22 +723,38 @@ impl Credit {
                 cpu = cpus.cycle(cpu).unwrap();
             }
             cpus.clear(cpu);
-            while let Some(nxt) = cpus.cycle(cpu) {
-                let same_socket = topo.socket_mask(cpu).test(nxt);
-                let (factor, cpu_idlers, nxt_idlers) = if same_socket {
-                    (1, idlers.and(topo.sibling_mask(cpu)), idlers.and(topo.sibling_mask(nxt)))
-                } else {
-                    (2, idlers.and(topo.socket_mask(cpu)), idlers.and(topo.socket_mask(nxt)))
-                };
-                let (wc, wn) = (cpu_idlers.count(), nxt_idlers.count());
-                let better = if self.smt_power_savings { wc > wn } else { wc * factor < wn };
-                if better {
-                    let cand = nxt_idlers.and(&cpus);
-                    bias_owner = Some(nxt);
-                    cpu = cand.cycle(self.pcpus[nxt.idx()].idle_bias).unwrap_or(nxt);
-                    cpus = cpus.andnot(topo.sibling_mask(cpu));
-                } else {
-                    cpus = cpus.andnot(&nxt_idlers);
+            // On a flat host every idle PCPU is as good as any other: the
+            // grouping loop below would never move `cpu`.
+            if !self.flat {
+                while let Some(nxt) = cpus.cycle(cpu) {
+                    let same_socket = topo.socket_mask(cpu).test(nxt);
+                    let (factor, cpu_idlers, nxt_idlers) = if same_socket {
+                        (
+                            1,
+                            idlers.and(topo.sibling_mask(cpu)),
+                            idlers.and(topo.sibling_mask(nxt)),
+                        )
+                    } else {
+                        (
+                            2,
+                            idlers.and(topo.socket_mask(cpu)),
+                            idlers.and(topo.socket_mask(nxt)),
+                        )
+                    };
+                    let (wc, wn) = (cpu_idlers.count(), nxt_idlers.count());
+                    let better = if self.smt_power_savings {
+                        wc > wn
+                    } else {
+                        wc * factor < wn
+                    };
+                    if better {
+                        let cand = nxt_idlers.and(&cpus);
+                        bias_owner = Some(nxt);
+                        cpu = cand.cycle(self.pcpus[nxt.idx()].idle_bias).unwrap_or(nxt);
+                        cpus = cpus.andnot(topo.sibling_mask(cpu));
+                    } else {
+                        cpus = cpus.andnot(&nxt_idlers);
+                    }
                 }
             }
             if idlers.test(cpu) {
@@ -529,6 +769,83 @@ impl Credit {
         cpu
     }
 
+    /// `csched_cpu_pick` before 4.1: the VCPU's own PCPU always counts as
+    /// idle, the same comparison of idle threads within a socket and of idle
+    /// PCPUs across sockets (no factor of 2), no soft affinity.
+    fn cpu_pick_old(&mut self, ctx: &SchedCtx, v: VcpuId, commit: bool) -> PcpuId {
+        let cur = ctx.processor(v);
+        let topo = ctx.topology();
+        let aff = *ctx.hard_affinity(v);
+        let mut cpu = if aff.test(cur) {
+            cur
+        } else {
+            aff.cycle(cur).unwrap()
+        };
+        if self.flat {
+            return cpu;
+        }
+        let mut idlers = self.idlers;
+        idlers.set(cpu);
+        let mut cpus = aff.and(&idlers);
+        cpus.clear(cpu);
+        while let Some(nxt) = cpus.cycle(cpu) {
+            let (cpu_idlers, nxt_idlers) = if topo.socket_mask(cpu).test(nxt) {
+                (
+                    idlers.and(topo.sibling_mask(cpu)),
+                    idlers.and(topo.sibling_mask(nxt)),
+                )
+            } else {
+                (
+                    idlers.and(topo.socket_mask(cpu)),
+                    idlers.and(topo.socket_mask(nxt)),
+                )
+            };
+            let (wc, wn) = (cpu_idlers.count(), nxt_idlers.count());
+            let better = if self.smt_power_savings {
+                wc > wn
+            } else {
+                wc < wn
+            };
+            if better {
+                // Xen cycles over nxt's idle group; vmsched keeps the choice
+                // inside the VCPU's affinity.
+                let cand = nxt_idlers.and(&aff);
+                cpu = cand.cycle(self.pcpus[nxt.idx()].idle_bias).unwrap_or(nxt);
+                if commit {
+                    self.pcpus[nxt.idx()].idle_bias = cpu;
+                }
+                cpus = cpus.andnot(topo.sibling_mask(cpu));
+            } else {
+                cpus = cpus.andnot(&nxt_idlers);
+            }
+        }
+        cpu
+    }
+
+    /// Where Xen before 4.1 put a new VCPU (no scheduler placement at insert):
+    /// VCPU 0 of a domain on the least-populated PCPU, the highest-numbered
+    /// one on a tie (`default_vcpu0_location`); VCPU i on the PCPU after VCPU
+    /// i-1's. Both within hard affinity. VCPUs are inserted in id order, so
+    /// those with smaller ids are already placed.
+    fn initial_cpu_old(ctx: &SchedCtx, v: VcpuId) -> PcpuId {
+        let aff = ctx.hard_affinity(v);
+        if ctx.vcpu_index(v) > 0 {
+            let prev = ctx.processor(VcpuId(v.0 - 1));
+            return aff.cycle(prev).expect("affinity masks are non-empty");
+        }
+        let mut count = vec![0u32; ctx.npcpus()];
+        for u in 0..v.0 {
+            count[ctx.processor(VcpuId(u)).idx()] += 1;
+        }
+        let mut best = aff.first().expect("affinity masks are non-empty");
+        for p in aff.iter() {
+            if count[p.idx()] <= count[best.idx()] {
+                best = p;
+            }
+        }
+        best
+    }
+
     // ----- tickling ----------------------------------------------------------------
 
     /// `__runq_tickle`: who should run a VCPU that just became runnable.
@@ -538,13 +855,23 @@ impl Credit {
         let new_pri = self.u(new).pri;
         let idle = self.idlers;
         let mut mask = CpuMask::empty();
-        if Self::pinned(ctx, new) && idle.test(cpu) {
-            mask.set(cpu);
-        } else if cur_pri == PRI_IDLE || (idle.is_empty() && new_pri > cur_pri) {
+        if self.b.old_tickle {
+            if new_pri > cur_pri {
+                mask.set(cpu);
+            }
+            if cur_pri > PRI_IDLE && !idle.is_empty() {
+                mask = mask.or(&idle).and(ctx.hard_affinity(new));
+            }
+        } else if (Self::pinned(ctx, new) && idle.test(cpu))
+            || cur_pri == PRI_IDLE
+            || (idle.is_empty() && new_pri > cur_pri)
+        {
+            // A VCPU pinned to its idle PCPU runs there; otherwise run here
+            // if this PCPU is idle, or preempt if no PCPU is idle.
             mask.set(cpu);
         } else if !idle.is_empty() {
             for step in [Step::Soft, Step::Hard] {
-                if step == Step::Soft && !ctx.has_soft_affinity(new) {
+                if step == Step::Soft && !self.has_soft(ctx, new) {
                     continue;
                 }
                 let cand = Self::affinity(ctx, new, step).and(&idle);
@@ -571,7 +898,9 @@ impl Credit {
             }
         }
         for c in mask.iter() {
-            self.idlers.clear(c);
+            if !self.b.tickled_stay_idle {
+                self.idlers.clear(c);
+            }
             self.stat_tickles += 1;
             ctx.tickle(c);
         }
@@ -579,25 +908,30 @@ impl Credit {
 
     // ----- work stealing -------------------------------------------------------------
 
-    fn runq_steal(&mut self, ctx: &SchedCtx, peer: PcpuId, cpu: PcpuId, pri: i8, step: Step) -> Option<VcpuId> {
-        if ctx.current(peer).is_none() {
-            return None; // an idle peer will run its own queue
-        }
+    fn runq_steal(
+        &mut self,
+        ctx: &SchedCtx,
+        peer: PcpuId,
+        cpu: PcpuId,
+        pri: i8,
+        step: Step,
+    ) -> Option<VcpuId> {
+        ctx.current(peer)?; // an idle peer will run its own queue
         let now = ctx.now();
-        let old_yield_stealable = self.version < Version::new(4, 18);
         let mut found = None;
         for &sv in &self.pcpus[peer.idx()].runq {
             let u = &self.units[sv.idx()];
             if u.pri <= pri {
                 break;
             }
-            if u.yield_ && !old_yield_stealable {
+            if u.yield_ && self.b.lb_ratelimit {
                 continue;
             }
-            if step == Step::Soft && !ctx.has_soft_affinity(sv) {
+            if step == Step::Soft && !self.has_soft(ctx, sv) {
                 continue;
             }
-            let hot = self.migration_delay_ns > 0 && now.since(u.last_sched_time) < self.migration_delay_ns;
+            let hot = self.migration_delay_ns > 0
+                && now.since(u.last_sched_time) < self.migration_delay_ns;
             if Self::affinity(ctx, sv, step).test(cpu) && !hot {
                 found = Some(sv);
                 break;
@@ -605,34 +939,46 @@ impl Credit {
         }
         let sv = found?;
         self.runq_remove(peer, sv);
-        self.pcpus[peer.idx()].nr_runnable -= 1;
-        self.pcpus[cpu.idx()].nr_runnable += 1;
+        self.sub_runnable(peer);
+        self.add_runnable(cpu);
         self.stat_steals += 1;
         Some(sv)
     }
 
-    /// `csched_load_balance`: try to steal a better VCPU than `snext`.
-    fn load_balance(&mut self, ctx: &mut SchedCtx, cpu: PcpuId, snext: Option<VcpuId>) -> (Option<VcpuId>, bool) {
-        let snext_pri = snext.map_or(PRI_IDLE, |v| self.u(v).pri);
-        let topo = ctx.topology().clone();
+    /// `csched_load_balance`: a VCPU of strictly higher priority than
+    /// `snext_pri` stolen from a busy peer, if any.
+    fn load_balance(&mut self, ctx: &SchedCtx, cpu: PcpuId, snext_pri: i8) -> Option<VcpuId> {
+        let topo: &Topology = ctx.topology();
+        if self.b.steal_from_neighbour {
+            let mut workers = self.overloaded.andnot(&self.idlers);
+            workers.clear(cpu);
+            let mut peer = cpu;
+            while let Some(p) = workers.cycle(peer) {
+                peer = p;
+                workers.clear(peer);
+                if let Some(sv) = self.runq_steal(ctx, peer, cpu, snext_pri, Step::Hard) {
+                    return Some(sv);
+                }
+            }
+            return None;
+        }
         let nodes = topo.sockets;
-        let all = topo.all();
+        let per_node = topo.cores_per_socket * topo.threads_per_core;
         for step in [Step::Soft, Step::Hard] {
             let node = topo.socket_of(cpu);
             let mut peer_node = node;
             loop {
-                let node_cpus = all.and(topo.socket_mask(PcpuId(peer_node * topo.cores_per_socket * topo.threads_per_core)));
-                let mut workers = node_cpus.andnot(&self.idlers);
+                let node_cpus = topo.socket_mask(PcpuId(peer_node * per_node));
+                // Peers with fewer than two runnable VCPUs have nothing to
+                // steal; Xen skips them one by one, we skip them all at once.
+                let mut workers = node_cpus.and(&self.overloaded).andnot(&self.idlers);
                 workers.clear(cpu);
                 if let Some(first) = workers.cycle(self.balance_bias[peer_node as usize]) {
                     let mut peer = first;
                     loop {
-                        if self.pcpus[peer.idx()].nr_runnable > 1 {
-                            if let Some(sv) = self.runq_steal(ctx, peer, cpu, snext_pri, step) {
-                                self.balance_bias[peer_node as usize] = peer;
-                                ctx.set_processor(sv, cpu);
-                                return (Some(sv), true);
-                            }
+                        if let Some(sv) = self.runq_steal(ctx, peer, cpu, snext_pri, step) {
+                            self.balance_bias[peer_node as usize] = peer;
+                            return Some(sv);
                         }
                         peer = workers.cycle(peer).unwrap();
                         if peer == first {
@@ -646,19 +992,24 @@ impl Credit {
                 }
             }
         }
-        if let Some(v) = snext {
-            self.runq_remove(cpu, v);
-        }
-        (snext, false)
+        None
     }
 
     // ----- periodic work -------------------------------------------------------------
 
-    /// The 10 ms tick of a non-idle PCPU.
+    /// The 10 ms tick of a PCPU (of a non-idle one from 3.3 on).
     fn tick(&mut self, ctx: &mut SchedCtx, p: PcpuId) {
         self.stat_ticks += 1;
         if let Some(v) = ctx.current(p) {
             self.unit_acct(ctx, p, v);
+        }
+        if self.b.tick_driven_accounting && p == self.master {
+            let n = ctx.now().0 / self.tick_period_ns;
+            // `u64::is_multiple_of` needs Rust 1.87; the workspace supports 1.80.
+            #[allow(clippy::manual_is_multiple_of)]
+            if n % TICKS_PER_TSLICE == 0 {
+                self.accounting(ctx);
+            }
         }
         if self.runq_sort != self.pcpus[p.idx()].runq_sort_last {
             self.pcpus[p.idx()].runq_sort_last = self.runq_sort;
@@ -673,7 +1024,7 @@ impl Credit {
         if self.u(v).pri == PRI_BOOST {
             self.um(v).pri = PRI_UNDER;
         }
-        if self.version < Version::new(4, 0) {
+        if self.b.sampled_debit {
             // Tick sampling: whoever runs at the tick pays for the whole tick.
             let per_tick = CREDITS_PER_MSEC * (self.tick_period_ns / NS_PER_MS) as i64;
             self.um(v).credit -= per_tick as i32;
@@ -708,19 +1059,29 @@ impl Credit {
         let mut weight_left = w_total;
         let mut credit_balance: i64 = 0;
         let mut credit_xtra = false;
-        let snapshot = self.active_doms.clone();
-        for d in snapshot {
+        // Xen's list_for_each_safe: the next domain is read before this one
+        // may be moved to the head or leave the list.
+        let mut cursor = self.active_head;
+        while cursor != NIL {
+            let d = DomId(cursor);
+            cursor = self.doms[d.idx()].next;
             let (n, dw, cap) = {
                 let dom = &self.doms[d.idx()];
-                (dom.active_units.len() as i64, i64::from(dom.weight), i64::from(dom.cap))
+                (
+                    dom.active_units.len() as i64,
+                    i64::from(dom.weight),
+                    i64::from(dom.cap),
+                )
             };
             if n == 0 {
                 continue;
             }
-            weight_left -= dw * n;
+            // Before 4.1 a domain's weight counts once, whatever its active VCPUs.
+            let share = if self.b.per_domain_weight { 1 } else { n };
+            weight_left -= dw * share;
             let mut peak = n * cpt;
             if self.credit_balance < 0 {
-                peak += ceil_div(-self.credit_balance * dw * n, w_total);
+                peak += ceil_div(-self.credit_balance * dw * share, w_total);
             }
             let mut cap_per_unit = 0;
             if cap != 0 {
@@ -728,7 +1089,7 @@ impl Credit {
                 peak = peak.min(capc);
                 cap_per_unit = ceil_div(capc, n);
             }
-            let mut fair = ceil_div(c_total * dw * n, w_total);
+            let mut fair = ceil_div(c_total * dw * share, w_total);
             if fair < peak {
                 credit_xtra = true;
             } else {
@@ -736,14 +1097,16 @@ impl Credit {
                     c_total += ceil_div((fair - peak) * w_total, weight_left);
                 }
                 if credit_xtra {
-                    self.active_doms.retain(|&x| x != d);
-                    self.active_doms.insert(0, d);
+                    self.active_unlink(d);
+                    self.active_push_head(d);
                 }
                 fair = peak;
             }
             let fair_per_unit = ceil_div(fair, n);
-            let units = self.doms[d.idx()].active_units.clone();
-            for v in units {
+            let mut units = std::mem::take(&mut self.scratch_units);
+            units.clear();
+            units.extend_from_slice(&self.doms[d.idx()].active_units);
+            for &v in &units {
                 self.um(v).credit += fair_per_unit as i32;
                 let mut c = i64::from(self.u(v).credit);
                 if c < 0 {
@@ -760,9 +1123,9 @@ impl Credit {
                 } else {
                     self.um(v).pri = PRI_UNDER;
                     if self.u(v).parked {
-                        // Xen 4.13+ unpauses before clearing PARKED, so the
-                        // resulting wake is not boosted; earlier releases boosted it.
-                        if self.version >= Version::new(4, 13) && ctx.unpause_would_wake(v) {
+                        // Xen unpauses before it clears PARKED, so the wake is
+                        // not boosted, except 4.1–4.12, which cleared it first.
+                        if !self.b.unpark_boost_bug && ctx.unpause_would_wake(v) {
                             self.um(v).unpark_wake = true;
                         }
                         self.um(v).parked = false;
@@ -770,12 +1133,18 @@ impl Credit {
                     }
                     if c > cpt {
                         self.acct_stop(v, d);
-                        c /= 2;
+                        c = if self.b.inactive_resets_credit {
+                            0
+                        } else {
+                            c / 2
+                        };
                         self.um(v).credit = c as i32;
                     }
                 }
+                self.um(v).credit_last = c as i32;
                 credit_balance += c;
             }
+            self.scratch_units = units;
         }
         self.credit_balance = credit_balance;
         self.runq_sort = self.runq_sort.wrapping_add(1);
@@ -783,8 +1152,16 @@ impl Credit {
     }
 
     fn rearm_master(&mut self, ctx: &mut SchedCtx) {
+        if self.b.tick_driven_accounting {
+            return; // the master's tick runs accounting
+        }
+        // After the ticks and slice ends due at the same instant, so that
+        // accounting sees every running VCPU charged up to now (as Xen 3.0,
+        // where accounting ran inside the master's tick after its debit; for
+        // later releases the phase of the master timer against the tick
+        // grid depends on boot timing, and this is the choice vmsched makes).
         let at = ctx.now().after(self.tslice_ns);
-        ctx.arm_timer(self.master_timer_id(), at, self.master);
+        ctx.arm_timer_late(self.master_timer_id(), at, self.master);
     }
 }
 
@@ -795,6 +1172,8 @@ impl Scheduler for Credit {
 
     fn init(&mut self, ctx: &mut SchedCtx) {
         let n = ctx.npcpus();
+        let topo = ctx.topology();
+        self.flat = topo.sockets == 1 && topo.threads_per_core == 1;
         self.pcpus = (0..n)
             .map(|i| Pcpu {
                 runq: VecDeque::new(),
@@ -806,14 +1185,15 @@ impl Scheduler for Credit {
                 ticker_active: false,
             })
             .collect();
-        self.idlers = ctx.topology().all();
-        self.balance_bias = (0..ctx.topology().sockets)
-            .map(|s| PcpuId(s * ctx.topology().cores_per_socket * ctx.topology().threads_per_core))
+        self.idlers = topo.all();
+        self.balance_bias = (0..topo.sockets)
+            .map(|s| PcpuId(s * topo.cores_per_socket * topo.threads_per_core))
             .collect();
         self.credit = i64::from(self.credits_per_tslice) * n as i64;
         self.units = (0..ctx.nvcpus())
             .map(|_| Unit {
                 credit: 0,
+                credit_last: 0,
                 pri: PRI_UNDER,
                 parked: false,
                 yield_: false,
@@ -827,7 +1207,21 @@ impl Scheduler for Credit {
                 on_runq: false,
             })
             .collect();
-        self.rearm_master(ctx);
+        if self.b.tick_driven_accounting {
+            // The generic scheduler tick runs on every PCPU from boot.
+            for p in 0..n {
+                self.start_ticker(ctx, PcpuId(p as u32));
+            }
+        } else {
+            self.rearm_master(ctx);
+        }
+        if self.b.idle_polls {
+            // Every PCPU enters its idle loop through the scheduler at boot,
+            // which arms the idle VCPU's 30 ms slice: idle PCPUs poll from then on.
+            for p in 0..n {
+                ctx.tickle(PcpuId(p as u32));
+            }
+        }
     }
 
     fn init_domain(&mut self, _ctx: &mut SchedCtx, dom: DomId, params: &Params) {
@@ -837,11 +1231,17 @@ impl Scheduler for Credit {
             cap: params.int("cap") as u32,
             active_units: Vec::new(),
             in_active_list: false,
+            prev: NIL,
+            next: NIL,
         });
     }
 
     fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
-        let p = self.pick_cpu(ctx, v);
+        let p = if self.b.old_pick {
+            Self::initial_cpu_old(ctx, v)
+        } else {
+            self.pick_cpu(ctx, v)
+        };
         ctx.set_processor(v, p);
     }
 
@@ -867,7 +1267,7 @@ impl Scheduler for Credit {
         }
         let p = ctx.processor(v);
         self.runq_insert(p, v);
-        self.pcpus[p.idx()].nr_runnable += 1;
+        self.add_runnable(p);
         self.runq_tickle(ctx, v);
     }
 
@@ -877,12 +1277,14 @@ impl Scheduler for Credit {
             ctx.tickle(p);
         } else if self.u(v).on_runq {
             self.runq_remove(p, v);
-            self.pcpus[p.idx()].nr_runnable -= 1;
+            self.sub_runnable(p);
         }
     }
 
     fn yield_(&mut self, _ctx: &mut SchedCtx, v: VcpuId) {
-        self.um(v).yield_ = true;
+        if self.b.yield_flag {
+            self.um(v).yield_ = true;
+        }
     }
 
     fn do_schedule(&mut self, ctx: &mut SchedCtx, cpu: PcpuId) -> Decision {
@@ -894,10 +1296,15 @@ impl Scheduler for Credit {
             self.um(c).start_time -= now.0 as i64;
             self.um(c).last_sched_time = now;
             // Rate limit: let a VCPU that has just started keep running.
-            if !self.u(c).yield_ && self.ratelimit_ns > 0 && ctx.is_runnable(c) && runtime < self.ratelimit_ns {
+            let yielded = self.u(c).yield_ && self.b.yield_bypasses_ratelimit;
+            if !yielded
+                && self.ratelimit_ns > 0
+                && ctx.is_runnable(c)
+                && runtime < self.ratelimit_ns
+            {
                 self.um(c).start_time += now.0 as i64;
                 self.stat_ratelimited += 1;
-                let slice = if self.version < Version::new(4, 8) {
+                let slice = if !self.b.ratelimit_remaining {
                     self.ratelimit_ns
                 } else if runtime < MIN_TIMER_NS {
                     MIN_TIMER_NS
@@ -913,54 +1320,72 @@ impl Scheduler for Credit {
             if ctx.is_runnable(c) {
                 self.runq_insert(cpu, c);
             } else {
-                self.pcpus[cpu.idx()].nr_runnable -= 1;
+                self.sub_runnable(cpu);
+            }
+            // Before 4.18 YIELD is cleared as the VCPU is scheduled out;
+            // from 4.18 it stays set while the VCPU is queued.
+            if !self.b.yield_bypasses_ratelimit {
+                self.um(c).yield_ = false;
             }
         }
         let head = self.pcpus[cpu.idx()].runq.front().copied();
         let head_pri = head.map_or(PRI_IDLE, |v| self.u(v).pri);
         let lb_ok = match self.pcpus[cpu.idx()].last_load_balance {
             None => true,
-            Some(t) => now.since(t) > self.lb_ratelimit_ns || self.lb_ratelimit_ns == 0,
+            Some(t) => self.lb_ratelimit_ns == 0 || now.since(t) > self.lb_ratelimit_ns,
         };
-        let (snext, migrated) = if head_pri <= PRI_OVER && lb_ok {
+        let mut migrated = false;
+        let mut snext = head;
+        if head_pri <= PRI_OVER && lb_ok {
             self.pcpus[cpu.idx()].last_load_balance = Some(now);
-            self.load_balance(ctx, cpu, head)
-        } else {
+            if let Some(sv) = self.load_balance(ctx, cpu, head_pri) {
+                ctx.set_processor(sv, cpu);
+                snext = Some(sv);
+                migrated = true;
+            }
+        }
+        if !migrated {
             if let Some(v) = head {
                 self.runq_remove(cpu, v);
             }
-            (head, false)
-        };
+        }
         match snext {
             None => self.idlers.set(cpu),
             Some(_) => self.idlers.clear(cpu),
         }
         if let Some(n) = snext {
-            self.um(n).start_time += now.0 as i64;
-            self.um(n).yield_ = false;
+            let u = self.um(n);
+            u.start_time += now.0 as i64;
+            u.yield_ = false;
             if Some(n) != scurr {
-                self.um(n).state_entry_time = now;
+                u.state_entry_time = now;
             }
         }
-        if let Some(c) = scurr {
-            self.um(c).yield_ = false;
+        if !self.b.tick_driven_accounting {
+            let ticking = self.pcpus[cpu.idx()].ticker_active;
+            match (snext.is_some(), ticking) {
+                (false, true) => self.stop_ticker(ctx, cpu),
+                (true, false) => self.start_ticker(ctx, cpu),
+                _ => {}
+            }
         }
-        let ticking = self.pcpus[cpu.idx()].ticker_active;
-        match (snext.is_some(), ticking) {
-            (false, true) => self.stop_ticker(ctx, cpu),
-            (true, false) => self.start_ticker(ctx, cpu),
-            _ => {}
-        }
+        let slice_ns = if snext.is_some() || self.b.idle_polls {
+            Some(self.tslice_ns)
+        } else {
+            None
+        };
         Decision {
             next: snext,
-            slice_ns: snext.map(|_| self.tslice_ns),
+            slice_ns,
             migrated,
         }
     }
 
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
         let p = self.cpu_pick(ctx, v, true);
-        self.um(v).migrating = true;
+        if !self.b.old_pick {
+            self.um(v).migrating = true;
+        }
         p
     }
 
@@ -976,7 +1401,11 @@ impl Scheduler for Credit {
         let new_weight = params.int("weight") as u32;
         let d = &mut self.doms[dom.idx()];
         if d.in_active_list {
-            let n = d.active_units.len() as u64;
+            let n = if self.b.per_domain_weight {
+                1
+            } else {
+                d.active_units.len() as u64
+            };
             self.weight -= u64::from(d.weight) * n;
             self.weight += u64::from(new_weight) * n;
         }
@@ -1001,6 +1430,9 @@ impl Scheduler for Credit {
         ]
     }
 
+    /// One header line, one line per PCPU, then one line per VCPU:
+    /// `vcpu <id>: pri=<BOOST|UNDER|OVER> credit=<n> last=<credit after the
+    /// last accounting> active=<0|1> parked=<0|1> yield=<0|1>`.
     fn dump(&self, ctx: &SchedCtx) -> String {
         use std::fmt::Write;
         let mut s = String::new();
@@ -1012,18 +1444,59 @@ impl Scheduler for Credit {
         };
         let _ = writeln!(
             s,
-            "credit: weight={} credit={} balance={} idlers={:?}",
-            self.weight, self.credit, self.credit_balance, self.idlers
+            "credit: xen_version={} weight={} credit={} balance={} idlers={:?}",
+            self.version, self.weight, self.credit, self.credit_balance, self.idlers
         );
         for (i, p) in self.pcpus.iter().enumerate() {
             let cur = ctx.current(PcpuId(i as u32));
-            let _ = write!(s, "pcpu{i}: nr_runnable={} cur={:?} runq=[", p.nr_runnable, cur.map(|v| v.0));
+            let _ = write!(
+                s,
+                "pcpu {i}: nr_runnable={} cur={} runq=[",
+                p.nr_runnable,
+                cur.map_or("idle".to_string(), |v| v.0.to_string())
+            );
             for v in &p.runq {
                 let u = &self.units[v.idx()];
-                let _ = write!(s, " v{}({} {})", v.0, pri(u.pri), u.credit);
+                let _ = write!(s, " {}({} {})", v.0, pri(u.pri), u.credit);
             }
             let _ = writeln!(s, " ]");
         }
+        for (i, u) in self.units.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "vcpu {i}: pri={} credit={} last={} active={} parked={} yield={}",
+                pri(u.pri),
+                u.credit,
+                u.credit_last,
+                u8::from(u.active),
+                u8::from(u.parked),
+                u8::from(u.yield_)
+            );
+        }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn behaviour_boundaries() {
+        let b30 = Behaviour::of(Version::new(3, 0));
+        assert!(b30.sampled_debit && b30.idle_polls && b30.tick_driven_accounting);
+        assert!(b30.per_domain_weight && b30.old_tickle && b30.old_pick && !b30.yield_flag);
+        assert!(!b30.ratelimit && !b30.unpark_boost_bug);
+        let b34 = Behaviour::of(Version::new(3, 4));
+        assert!(b34.sampled_debit && !b34.idle_polls && !b34.tick_driven_accounting);
+        let b40 = Behaviour::of(Version::new(4, 0));
+        assert!(!b40.sampled_debit && b40.old_tickle);
+        let b412 = Behaviour::of(Version::new(4, 12));
+        assert!(b412.unpark_boost_bug && b412.ratelimit && b412.ratelimit_remaining);
+        assert!(!b412.lb_ratelimit && !b412.yield_bypasses_ratelimit);
+        assert!(!Behaviour::of(Version::new(4, 13)).unpark_boost_bug);
+        let cur = Behaviour::of(CURRENT);
+        assert!(cur.lb_ratelimit && cur.yield_bypasses_ratelimit && cur.soft_affinity);
+        assert!(!cur.old_tickle && !cur.old_pick && !cur.tickled_stay_idle && !cur.sampled_debit);
     }
 }

@@ -264,6 +264,10 @@ impl<'a> SchedCtx<'a> {
     /// Xen's "has soft affinity": soft affinity is effective (it restricts hard
     /// affinity and intersects it) and does not cover every PCPU.
     pub fn has_soft_affinity(&self, v: VcpuId) -> bool {
+        // Mask 0 is every PCPU: a soft affinity that covers the host is not effective.
+        if self.vcpu(v).soft_mask == 0 {
+            return false;
+        }
         let hard = self.hard_affinity(v);
         let soft = self.soft_affinity(v);
         let all = self.w.topo.all();
@@ -286,7 +290,15 @@ impl<'a> SchedCtx<'a> {
     /// to fire at `at` on PCPU `home`, replacing any earlier arming of `id`.
     #[inline]
     pub fn arm_timer(&mut self, id: u32, at: Time, home: PcpuId) {
-        self.w.arm_sched_timer(id, at, home);
+        self.w.arm_sched_timer(id, at, home, false);
+    }
+
+    /// Like [`SchedCtx::arm_timer`], but the timer fires after every other
+    /// event due at the same instant (ticks, slice ends, wake-ups), so it
+    /// sees their effects.
+    #[inline]
+    pub fn arm_timer_late(&mut self, id: u32, at: Time, home: PcpuId) {
+        self.w.arm_sched_timer(id, at, home, true);
     }
 
     /// Disarm scheduler timer `id`.

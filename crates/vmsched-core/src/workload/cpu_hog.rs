@@ -36,7 +36,11 @@ impl Workload for CpuHog {
     }
 
     fn start(&mut self, g: &mut GuestCtx, _rng: &mut Rng) {
-        let n = if self.threads == 0 { g.nvcpus() } else { self.threads };
+        let n = if self.threads == 0 {
+            g.nvcpus()
+        } else {
+            self.threads
+        };
         for _ in 0..n {
             g.push(WorkItem {
                 remaining_ns: FOREVER,

@@ -96,7 +96,11 @@ impl Workload for DutyCycle {
             self.missed += 1;
         }
         if self.busy_ns > 0 {
-            let n = if self.threads == 0 { g.nvcpus() } else { self.threads };
+            let n = if self.threads == 0 {
+                g.nvcpus()
+            } else {
+                self.threads
+            };
             for _ in 0..n {
                 g.push(WorkItem {
                     remaining_ns: self.busy_ns,

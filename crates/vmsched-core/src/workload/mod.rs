@@ -62,6 +62,26 @@ impl GuestCtx<'_> {
     pub fn queued(&self) -> usize {
         self.w.doms[self.dom.idx()].queue.len()
     }
+
+    /// VCPU number `vcpu` of this domain yields (`SCHEDOP_yield`): once the
+    /// current callback returns, the scheduler's `yield_` runs and the VCPU's
+    /// PCPU reschedules at once. Ignored if that VCPU is not running.
+    pub fn yield_vcpu(&mut self, vcpu: u32) {
+        let d = &self.w.doms[self.dom.idx()];
+        if vcpu < d.nvcpus {
+            let v = crate::ids::VcpuId(d.first_vcpu + vcpu);
+            self.w.guest_yields.push(v);
+        }
+    }
+
+    /// Is VCPU number `vcpu` of this domain running right now?
+    pub fn is_running(&self, vcpu: u32) -> bool {
+        let d = &self.w.doms[self.dom.idx()];
+        vcpu < d.nvcpus
+            && self.w.vcpus[(d.first_vcpu + vcpu) as usize]
+                .running_on
+                .is_some()
+    }
 }
 
 /// A workload driving one domain.

@@ -27,7 +27,10 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         ParamSpec {
             name: "work_ms",
             unit: "ms",
-            kind: ParamKind::Float { min: 0.001, max: 1e9 },
+            kind: ParamKind::Float {
+                min: 0.001,
+                max: 1e9,
+            },
             default: Default::Float(10_000.0),
             scope: ParamScope::Workload,
             doc: "CPU time each thread needs on an uncontended PCPU.",
@@ -51,13 +54,21 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         ParamSpec {
             name: "guest_slice_ms",
             unit: "ms",
-            kind: ParamKind::Float { min: 0.01, max: 1e6 },
+            kind: ParamKind::Float {
+                min: 0.01,
+                max: 1e6,
+            },
             default: Default::Float(4.0),
             scope: ParamScope::Workload,
             doc: "Guest scheduler time slice: how long a thread runs before the guest rotates it.",
         },
     ],
-    metrics: &["runs_completed", "completion_s", "mean_completion_s", "threads_done"],
+    metrics: &[
+        "runs_completed",
+        "completion_s",
+        "mean_completion_s",
+        "threads_done",
+    ],
     check: super::no_check,
     make: |p: &Params| {
         Box::new(SysbenchCpu {
@@ -157,7 +168,10 @@ impl Workload for SysbenchCpu {
         let mean = if self.completions_ns.is_empty() {
             None
         } else {
-            Some(self.completions_ns.iter().map(|&c| s(c)).sum::<f64>() / self.completions_ns.len() as f64)
+            Some(
+                self.completions_ns.iter().map(|&c| s(c)).sum::<f64>()
+                    / self.completions_ns.len() as f64,
+            )
         };
         m.insert("mean_completion_s".into(), mean.into());
         m.insert("threads_done".into(), self.threads_done_total.into());

@@ -81,7 +81,11 @@ fn check_schedule(p: &Params, path: &str) -> Result<(), crate::error::ScenarioEr
         if s[i] <= s[i - 1] {
             return Err(crate::error::ScenarioError::new(
                 format!("{path}.schedule_s[{i}]"),
-                format!("{} is not after {}; expected increasing toggle times", s[i], s[i - 1]),
+                format!(
+                    "{} is not after {}; expected increasing toggle times",
+                    s[i],
+                    s[i - 1]
+                ),
             ));
         }
     }
@@ -112,7 +116,11 @@ impl Transient {
         } else {
             self.on = true;
             self.on_since = g.now();
-            let n = if self.threads == 0 { g.nvcpus() } else { self.threads };
+            let n = if self.threads == 0 {
+                g.nvcpus()
+            } else {
+                self.threads
+            };
             for _ in 0..n {
                 g.push(WorkItem {
                     remaining_ns: FOREVER,

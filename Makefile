@@ -1,0 +1,45 @@
+# The README's commands:
+#   make demo   set up (Python virtual environment, Rust build) and run the demo
+#   make test   set up and run every check and test, as CI does (.ci/run)
+#   make bench  the engine's speed and memory on the standard scenarios
+# Setup is idempotent: the package is (re)installed only when the Rust sources
+# or the packaging changed since the last install.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# What the installed extension module is built from.
+BUILD_INPUTS := pyproject.toml Cargo.toml Cargo.lock \
+	$(shell find crates -type f \( -name '*.rs' -o -name '*.toml' \) -not -path '*/target/*')
+
+.PHONY: demo test bench setup
+
+demo: setup
+	$(BIN)/vmsched run scenarios/credit-three-vms.toml --out results/demo
+	@if [ -f python/vmsched/alert.py ]; then \
+		echo "$(BIN)/vmsched alert --scheduler credit --quick --out results/demo/alert"; \
+		$(BIN)/vmsched alert --scheduler credit --quick --out results/demo/alert; \
+	fi
+
+test: setup
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo test --release --locked -p vmsched-core
+	$(BIN)/ruff check python tests tools
+	$(BIN)/ruff format --check python tests tools
+	$(BIN)/pytest -q
+
+bench: setup
+	$(BIN)/vmsched bench --out results/bench
+
+setup: $(VENV)/.installed
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Editable: Python changes need no reinstall; this rule rebuilds the Rust
+# extension when its inputs change.
+$(VENV)/.installed: $(BIN)/python $(BUILD_INPUTS)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@

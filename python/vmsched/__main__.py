@@ -1,0 +1,5 @@
+"""`python -m vmsched`: the same as the `vmsched` command."""
+
+from vmsched.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,201 @@
+"""The command line end to end: `python -m vmsched` and the installed
+`vmsched` script, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import vmsched
+from conftest import BASE, REPO, SCENARIOS, vmsched_cmd
+from vmsched import cli
+
+
+def installed_script() -> str:
+    """The `vmsched` console script of this environment."""
+    here = Path(sys.executable).parent / "vmsched"
+    found = str(here) if here.exists() else shutil.which("vmsched")
+    assert found, "the vmsched script is not installed (pip install -e '.[dev]')"
+    return found
+
+
+def test_run_prints_the_table_and_writes_whole_results(tmp_path):
+    out = tmp_path / "run1"
+    proc = vmsched_cmd("run", str(SCENARIOS / "credit-three-vms.toml"), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "", "nothing on stderr (no progress bar off a terminal)"
+    for name in ("dom0 (driver)", "batch-gold", "batch-bronze", "web", "CPU %", "wake p99"):
+        assert name in proc.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json", "timeseries.parquet"]
+    saved = json.loads((out / "summary.json").read_text())
+    direct = vmsched.run(SCENARIOS / "credit-three-vms.toml")
+    assert {**saved, "wall_s": 0} == {**direct.summary, "wall_s": 0}
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "timeseries.parquet"), direct.timeseries)
+
+
+def test_run_json_and_overrides(scenario_file):
+    proc = vmsched_cmd("run", str(scenario_file()), "--json", "--seed", "7", "--duration-s", "3")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert (summary["seed"], summary["duration_s"]) == (7, 3.0)
+    assert [d["name"] for d in summary["domains"]] == ["vm1", "vm2"]
+
+
+def test_run_verbose_shows_vcpus_and_counters(scenario_file):
+    text = BASE.replace('name = "vm1"', 'name = "vm1"\nvcpus = 2')
+    proc = vmsched_cmd("run", str(scenario_file(text)), "-v")
+    assert proc.returncode == 0, proc.stderr
+    assert "  v1 " in proc.stdout
+    assert "scheduler counters: accounting_periods=" in proc.stdout
+
+
+def test_installed_script_runs(scenario_file):
+    script = installed_script()
+    version = subprocess.run([script, "--version"], capture_output=True, text=True)
+    assert version.returncode == 0
+    assert version.stdout.strip() == f"vmsched {vmsched.__version__}"
+    ok = subprocess.run([script, "validate", str(scenario_file())], capture_output=True, text=True)
+    assert ok.returncode == 0
+    assert ok.stdout.strip().endswith(": OK")
+
+
+def test_validate_reports_each_file(scenario_file):
+    good = scenario_file(name="good.toml")
+    bad = scenario_file(BASE.replace("pcpus = 2", "pcpus = 0"), name="bad.toml")
+    proc = vmsched_cmd("validate", str(good), str(bad))
+    assert proc.returncode == 2
+    assert proc.stdout == f"{good}: OK\n"
+    assert proc.stderr.splitlines() == [
+        f"vmsched: error: {bad}: host.pcpus: 0 is out of range; expected an integer in 1..=512"
+    ]
+
+
+def test_schedulers_lists_every_parameter():
+    proc = vmsched_cmd("schedulers")
+    assert proc.returncode == 0, proc.stderr
+    for s in vmsched.catalogue()["schedulers"]:
+        assert s["name"] in proc.stdout
+        for p in s["params"]:
+            assert p["name"] in proc.stdout
+    assert "[domain.sched]" in proc.stdout
+
+
+def test_scheduler_details_include_its_docs_summary(tmp_path, monkeypatch, capsys):
+    pages = tmp_path / "schedulers"
+    pages.mkdir()
+    (pages / "credit.md").write_text(
+        "# Credit\n\nCredit shares CPU by *weight*.\n\nSecond paragraph.\n\n"
+        "## Algorithm\n\nNot this.\n"
+    )
+    monkeypatch.setattr(cli, "DOCS_DIR", tmp_path)
+    assert cli.main(["schedulers", "credit"]) == 0
+    out = capsys.readouterr().out
+    assert "Credit shares CPU by weight." in out
+    assert "Second paragraph." in out
+    assert "Not this." not in out
+    assert "More in docs/schedulers/credit.md" in out
+    # Without the page, the listing still works.
+    (pages / "credit.md").unlink()
+    assert cli.main(["schedulers", "credit"]) == 0
+    assert "ratelimit_us" in capsys.readouterr().out
+
+
+def test_docs_are_found_from_the_package():
+    # A source checkout reaches docs/ through a link; a wheel carries the pages.
+    assert (cli.DOCS_DIR / "cli.md").is_file()
+    assert (cli.DOCS_DIR / "cli.md").read_text() == (REPO / "docs" / "cli.md").read_text()
+
+
+def test_doc_summary_of_pages_without_one(tmp_path):
+    assert cli.doc_summary(tmp_path / "missing.md") is None
+    (tmp_path / "bare.md").write_text("# Title\n## Next\ntext\n")
+    assert cli.doc_summary(tmp_path / "bare.md") is None
+
+
+def test_unknown_scheduler_name(capsys):
+    assert cli.main(["schedulers", "credti"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        'vmsched: error: NAME: unknown scheduler "credti"; expected one of credit; '
+        "did you mean 'credit'?\n"
+    )
+
+
+def test_workloads_lists_parameters_and_metrics():
+    proc = vmsched_cmd("workloads")
+    assert proc.returncode == 0, proc.stderr
+    for w in vmsched.catalogue()["workloads"]:
+        assert w["kind"] in proc.stdout
+        for name in [p["name"] for p in w["params"]] + w["metrics"]:
+            assert name in proc.stdout
+    one = vmsched_cmd("workloads", "transient")
+    assert "schedule_s" in one.stdout and "util_pct" not in one.stdout
+
+
+def test_bench_quick_writes_its_measurements(tmp_path):
+    proc = vmsched_cmd("bench", "--quick", "--repeat", "1", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "bench.json").read_text())
+    assert (report["scheduler"], report["quick"], report["repeats"]) == ("credit", True, 1)
+    names = [c["name"] for c in report["cases"]]
+    assert names == [name for name, _, _ in vmsched._core.bench_cases("credit", True)]
+    for c in report["cases"]:
+        assert c["events"] > 0 and c["simulated_s"] > 0 and c["bytes_per_vcpu"] > 0
+        assert c["name"] in proc.stdout
+
+
+def test_bench_unknown_scheduler_is_bad_input():
+    proc = vmsched_cmd("bench", "--scheduler", "credti", "--quick")
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        'vmsched: error: --scheduler: unknown scheduler "credti"; expected one of credit; '
+        "did you mean 'credit'?\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("exc", "expected"),
+    [
+        (vmsched.InternalError("internal error: boom (this is a bug in vmsched; ...)"), "boom"),
+        (ZeroDivisionError("division by zero"), "ZeroDivisionError: division by zero"),
+    ],
+    ids=["internal-error", "unexpected-exception"],
+)
+def test_internal_errors_exit_1_and_say_it_is_a_bug(
+    monkeypatch, capsys, scenario_file, exc, expected
+):
+    def broken(*_args, **_kwargs):
+        raise exc
+
+    monkeypatch.setattr(vmsched, "run", broken)
+    assert cli.main(["run", str(scenario_file())]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("vmsched: internal error: ")
+    assert expected in err and "bug in vmsched" in err
+    assert "Traceback" not in err
+    assert cli.main(["-v", "run", str(scenario_file())]) == 1
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_verbose_is_accepted_before_and_after_the_command():
+    parser = cli.build_parser()
+    assert parser.parse_args(["-v", "schedulers"]).verbose
+    assert parser.parse_args(["schedulers", "-v"]).verbose
+    assert not parser.parse_args(["schedulers"]).verbose
+
+
+def test_alert_is_a_command_only_when_its_module_exists(monkeypatch):
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    has_module = (REPO / "python" / "vmsched" / "alert.py").exists()
+    assert ("alert" in sub.choices) is has_module
+    monkeypatch.setitem(sys.modules, "vmsched.alert", None)  # as if it did not exist
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert "alert" not in sub.choices
+    assert parser.parse_args(["workloads"]).func is cli.cmd_workloads
