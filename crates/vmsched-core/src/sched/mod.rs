@@ -28,7 +28,11 @@
 //! | [`Scheduler::adjust`] / [`Scheduler::adjust_global`] | parameters change at run time |
 //! | [`Scheduler::remove_vcpu`] | a VCPU leaves (hot-unplug) |
 
+pub mod arinc653;
 pub mod credit;
+pub mod credit2;
+pub mod null;
+pub mod rtds;
 
 use crate::cpumask::CpuMask;
 use crate::domain::Vcpu;
@@ -370,8 +374,23 @@ impl SchedulerInfo {
 
 /// Every scheduler vmsched knows, in listing order.
 pub fn registry() -> &'static [SchedulerInfo] {
-    static REGISTRY: &[SchedulerInfo] = &[credit::INFO];
+    static REGISTRY: &[SchedulerInfo] = &[
+        credit::INFO,
+        credit2::INFO,
+        rtds::INFO,
+        null::INFO,
+        arinc653::INFO,
+    ];
     REGISTRY
+}
+
+/// Checks of scheduler parameters that need the whole scenario (a parameter
+/// that names a domain), run once the domains and actions are parsed.
+pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
+    match sc.scheduler.name.as_str() {
+        "arinc653" => arinc653::check_scenario(sc),
+        _ => Ok(()),
+    }
 }
 
 /// Look a scheduler up by name.
