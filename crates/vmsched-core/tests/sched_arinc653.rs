@@ -142,7 +142,8 @@ off_ms = 1
     }
 }
 
-/// A new table installed at run time takes effect at once.
+/// A new table installed at run time takes effect at the next decision (here
+/// at once: the action falls on a frame boundary).
 #[test]
 fn new_table_at_run_time() {
     let doms = HOG_AND_IDLE.replace("kind = \"idle\"", "kind = \"cpu-hog\"");

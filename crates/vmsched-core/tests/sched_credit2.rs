@@ -282,6 +282,47 @@ fn waker_does_not_preempt_within_ratelimit_and_is_not_retried() {
     );
 }
 
+/// K9: a preempted VCPU is re-queued when it is switched out and tickles
+/// again, so it lands at once on an idle PCPU of its run queue. The hog runs
+/// on PCPU 0; the VCPU pinned there preempts it; the hog moves to idle PCPU 1
+/// after one IPI and stays there: one migration, 1.5 µs of waiting in 5 s.
+/// Had it waited in the queue it would have lost the pinned VCPU's bursts.
+#[test]
+fn preempted_vcpu_is_requeued_and_moves_to_an_idle_pcpu() {
+    let toml = r#"
+        [host]
+        pcpus = 2
+        [scheduler]
+        name = "credit2"
+        [run]
+        duration_s = 5
+        [[domain]]
+        name = "quiet"
+        [domain.workload]
+        kind = "idle"
+        [[domain]]
+        name = "hog"
+        [domain.workload]
+        kind = "cpu-hog"
+        [[domain]]
+        name = "pinned"
+        affinity = [0]
+        [domain.workload]
+        kind = "duty-cycle"
+        util_pct = 10
+        period_ms = 5
+        random_phase = false
+    "#;
+    let s = run(toml);
+    let hog = vcpu(&s, "hog", 0);
+    assert_eq!(hog["migrations"], 1);
+    assert_eq!(
+        hog["runnable_ns"], 1500,
+        "one IPI latency of the default profile"
+    );
+    assert!((cpu_pct(&s, "pinned") - 10.0).abs() < 0.1);
+}
+
 #[test]
 fn invariants_and_determinism_across_settings() {
     for extra in [

@@ -182,8 +182,10 @@ fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// Every table (in `[scheduler]` and in actions) must name existing domains and VCPUs.
+/// Every table (in `[scheduler]` and in actions) must name existing domains
+/// and VCPUs, and the release cannot change at run time.
 pub fn check_scenario(sc: &Scenario) -> Result<(), ScenarioError> {
+    super::reject_boot_changes(sc, &["xen_version"])?;
     let mut tables = vec![("scheduler".to_string(), &sc.scheduler.params)];
     for (i, a) in sc.actions.iter().enumerate() {
         if let ActionWhat::Global { params } = &a.what {
@@ -436,13 +438,12 @@ impl Scheduler for Arinc653 {
 
     fn adjust(&mut self, _ctx: &mut SchedCtx, _dom: DomId, _params: &Params) {}
 
-    /// A new table takes effect at once (what `a653_sched` does at run time).
+    /// Install a new table (what `a653_sched` does at run time). As in Xen
+    /// nobody is tickled: each PCPU starts the new major frame at its next
+    /// decision, when its current minor frame ends.
     fn adjust_global(&mut self, ctx: &mut SchedCtx, params: &Params) {
         if let Some((list, major)) = Self::table_of(params) {
             self.install(ctx, &list, major);
-            for p in 0..ctx.npcpus() {
-                ctx.tickle(PcpuId(p as u32));
-            }
         }
     }
 

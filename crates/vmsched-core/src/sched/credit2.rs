@@ -240,6 +240,22 @@ fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// Boot options and the release cannot change through an `[[action]]`.
+pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
+    super::reject_boot_changes(
+        sc,
+        &[
+            "runqueue",
+            "max_cpus_runqueue",
+            "cap_period_ms",
+            "load_window_shift",
+            "load_precision_shift",
+            "smt_power_savings",
+            "xen_version",
+        ],
+    )
+}
+
 fn check_domain(g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError> {
     let v = g.version("xen_version");
     if v < Version::new(4, 10) && p.int("cap") != 0 {

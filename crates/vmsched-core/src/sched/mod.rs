@@ -388,9 +388,37 @@ pub fn registry() -> &'static [SchedulerInfo] {
 /// that names a domain), run once the domains and actions are parsed.
 pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
     match sc.scheduler.name.as_str() {
+        "credit2" => credit2::check_scenario(sc),
+        "rtds" => rtds::check_scenario(sc),
         "arinc653" => arinc653::check_scenario(sc),
         _ => Ok(()),
     }
+}
+
+/// Reject `[[action]]`s that change parameters fixed at boot (Xen reads
+/// them once, from the command line or the release itself).
+pub(crate) fn reject_boot_changes(
+    sc: &crate::scenario::Scenario,
+    boot_only: &[&str],
+) -> Result<(), ScenarioError> {
+    for (i, a) in sc.actions.iter().enumerate() {
+        let crate::scenario::ActionWhat::Global { params } = &a.what else {
+            continue;
+        };
+        for (name, v) in params.iter() {
+            let boot = sc.scheduler.params.iter().find(|(n, _)| *n == name).map(|(_, b)| b);
+            if boot_only.contains(&name) && boot != Some(v) {
+                return Err(ScenarioError::new(
+                    format!("action[{i}].{name}"),
+                    format!(
+                        "cannot change at run time: it is fixed when {} starts (a boot option or the Xen release); expected it only in [scheduler]",
+                        sc.scheduler.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Look a scheduler up by name.

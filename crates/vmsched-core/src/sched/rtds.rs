@@ -118,6 +118,11 @@ pub const INFO: SchedulerInfo = SchedulerInfo {
     check_global: super::accept_global,
 };
 
+/// The release cannot change through an `[[action]]`.
+pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
+    super::reject_boot_changes(sc, &["xen_version"])
+}
+
 fn check_domain(g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError> {
     let (period, budget) = (p.int("period"), p.int("budget"));
     if budget > period {
