@@ -538,7 +538,7 @@ impl Credit2 {
             // Among fitting run queues the emptiest wins; the first on ties.
             if self.rqs[r].nr_cpus < max_per_rq
                 && fits
-                && chosen.is_none_or(|c| self.rqs[r].nr_cpus < self.rqs[c].nr_cpus)
+                && self.rqs[r].nr_cpus < chosen.map_or(u32::MAX, |c| self.rqs[c].nr_cpus)
             {
                 chosen = Some(r);
             }
@@ -1053,12 +1053,12 @@ impl Credit2 {
                 rq.b_avgload
             };
             if has_soft
-                && min_soft.is_none_or(|(l, _)| load < l)
+                && load < min_soft.map_or(i64::MAX, |(l, _)| l)
                 && hard.and(&rq.active).intersects(&soft)
             {
                 min_soft = Some((load, r));
             }
-            if min.is_none_or(|(l, _)| load < l) {
+            if load < min.map_or(i64::MAX, |(l, _)| l) {
                 min = Some((load, r));
             }
         }

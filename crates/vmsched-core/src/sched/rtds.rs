@@ -367,11 +367,10 @@ impl Rtds {
         while let Some(c) = cpu {
             match ctx.current(c) {
                 None => return self.tickle(ctx, c),
-                Some(cur) => {
-                    if lowest.is_none_or(|l| self.compare(cur, l) < 0) {
-                        lowest = Some(cur);
-                    }
-                }
+                Some(cur) => match lowest {
+                    Some(l) if self.compare(cur, l) >= 0 => {}
+                    _ => lowest = Some(cur),
+                },
             }
             not_tickled.clear(c);
             cpu = not_tickled.cycle(c);
@@ -551,7 +550,7 @@ impl Scheduler for Rtds {
         if let Some(c) = scurr {
             if ctx.is_runnable(c)
                 && self.u(c).cur_budget > 0
-                && snext.is_none_or(|n| self.compare(c, n) > 0)
+                && !matches!(snext, Some(n) if self.compare(c, n) <= 0)
             {
                 snext = Some(c);
             }
