@@ -22,6 +22,12 @@ pub enum ParamKind {
     Version { min: Version, max: Version },
     /// A list of numbers, each in `min..=max`.
     FloatList { min: f64, max: f64 },
+    /// A name (a non-empty string without spaces), such as a domain's; its
+    /// owner checks what it names.
+    Name,
+    /// A list of tables (TOML `[[x]]` or `x = [{...}, ...]`), each validated
+    /// against these field declarations.
+    TableList(&'static [ParamSpec]),
 }
 
 /// Where a parameter is set.
@@ -43,6 +49,8 @@ pub enum Default {
     Bool(bool),
     Str(&'static str),
     FloatList(&'static [f64]),
+    /// An empty [`ParamKind::TableList`].
+    EmptyList,
     /// The parameter must be given.
     Required,
 }
@@ -104,6 +112,7 @@ pub enum Value {
     Bool(bool),
     Str(String),
     FloatList(Vec<f64>),
+    TableList(Vec<Params>),
 }
 
 impl Value {
@@ -115,6 +124,7 @@ impl Value {
             Value::Bool(b) => Json::from(*b),
             Value::Str(s) => Json::from(s.clone()),
             Value::FloatList(v) => Json::from(v.clone()),
+            Value::TableList(v) => Json::from(v.iter().map(Params::to_json).collect::<Vec<_>>()),
         }
     }
 }
@@ -178,6 +188,14 @@ impl Params {
         match self.get(name) {
             Value::FloatList(v) => v,
             v => panic!("parameter '{name}' is {v:?}, not a list"),
+        }
+    }
+
+    /// A list-of-tables parameter: one validated set of fields per table.
+    pub fn table_list(&self, name: &str) -> &[Params] {
+        match self.get(name) {
+            Value::TableList(v) => v,
+            v => panic!("parameter '{name}' is {v:?}, not a list of tables"),
         }
     }
 
@@ -264,6 +282,11 @@ impl ParamSpec {
                 fmt_num(*min),
                 fmt_num(*max)
             ),
+            ParamKind::Name => "a name (a non-empty string without spaces)".into(),
+            ParamKind::TableList(fields) => format!(
+                "a list of tables with {}",
+                fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 
@@ -275,6 +298,7 @@ impl ParamSpec {
             Default::Bool(b) => b.to_string(),
             Default::Str(s) => s.to_string(),
             Default::FloatList(v) => format!("{v:?}"),
+            Default::EmptyList => "[]".into(),
             Default::Required => "(required)".into(),
         }
     }
@@ -288,6 +312,11 @@ impl ParamSpec {
             ParamKind::Choice(c) => c.join("|"),
             ParamKind::Version { min, max } => format!("{min}..{max}"),
             ParamKind::FloatList { min, max } => format!("[{}..{}]", fmt_num(*min), fmt_num(*max)),
+            ParamKind::Name => "name".into(),
+            ParamKind::TableList(fields) => format!(
+                "[{{{}}}, ...]",
+                fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 
@@ -298,6 +327,7 @@ impl ParamSpec {
             Default::Bool(b) => Value::Bool(*b),
             Default::Str(s) => Value::Str((*s).to_string()),
             Default::FloatList(v) => Value::FloatList(v.to_vec()),
+            Default::EmptyList => Value::TableList(Vec::new()),
             Default::Required => return None,
         })
     }
@@ -423,6 +453,31 @@ pub fn validate_one(spec: &ParamSpec, v: &Json, path: &str) -> Result<Value, Sce
             }
             Ok(Value::FloatList(out))
         }
+        ParamKind::Name => {
+            let s = v.as_str().ok_or_else(wrong_type)?;
+            if s.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err(bad(format!(
+                    "\"{s}\" is not allowed; expected {}",
+                    spec.expected()
+                )));
+            }
+            Ok(Value::Str(s.to_string()))
+        }
+        ParamKind::TableList(fields) => {
+            let arr = v.as_array().ok_or_else(wrong_type)?;
+            let mut out = Vec::with_capacity(arr.len());
+            for (i, x) in arr.iter().enumerate() {
+                let p = format!("{path}[{i}]");
+                let t = x.as_object().ok_or_else(|| {
+                    ScenarioError::new(
+                        &p,
+                        format!("{} is {}; expected a table", show(x), json_type_name(x)),
+                    )
+                })?;
+                out.push(validate(fields, t, &p, &format!("an entry of {}", spec.name))?);
+            }
+            Ok(Value::TableList(out))
+        }
     }
 }
 
@@ -542,6 +597,84 @@ mod tests {
         assert!(e.message.contains("is a string"), "{e}");
         let e = validate(SPECS, &table(json!({"xen_version": "5.1"})), "s", "credit").unwrap_err();
         assert!(e.message.contains("out of range"), "{e}");
+    }
+
+    const ENTRY: &[ParamSpec] = &[
+        ParamSpec {
+            name: "domain",
+            unit: "",
+            kind: ParamKind::Name,
+            default: Default::Required,
+            scope: ParamScope::Global,
+            doc: "",
+        },
+        ParamSpec {
+            name: "runtime_ms",
+            unit: "ms",
+            kind: ParamKind::Float {
+                min: 0.0,
+                max: 10.0,
+            },
+            default: Default::Float(1.0),
+            scope: ParamScope::Global,
+            doc: "",
+        },
+    ];
+    const TABLES: &[ParamSpec] = &[ParamSpec {
+        name: "schedule",
+        unit: "",
+        kind: ParamKind::TableList(ENTRY),
+        default: Default::EmptyList,
+        scope: ParamScope::Global,
+        doc: "",
+    }];
+
+    #[test]
+    fn table_lists_validate_each_entry() {
+        let p = validate(TABLES, &table(json!({})), "scheduler", "x").unwrap();
+        assert!(p.table_list("schedule").is_empty());
+        let p = validate(
+            TABLES,
+            &table(json!({"schedule": [{"domain": "a"}, {"domain": "b", "runtime_ms": 2}]})),
+            "scheduler",
+            "x",
+        )
+        .unwrap();
+        let t = p.table_list("schedule");
+        assert_eq!((t[0].str("domain"), t[0].float("runtime_ms")), ("a", 1.0));
+        assert_eq!(t[1].float("runtime_ms"), 2.0);
+        assert_eq!(p.to_json()["schedule"][1]["domain"], "b");
+        let e = validate(
+            TABLES,
+            &table(json!({"schedule": [{"domain": "a"}, {"runtime_ms": 2}]})),
+            "scheduler",
+            "x",
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "scheduler.schedule[1].domain");
+        let e = validate(
+            TABLES,
+            &table(json!({"schedule": [{"domain": "a b"}]})),
+            "scheduler",
+            "x",
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "scheduler.schedule[0].domain");
+        let e = validate(TABLES, &table(json!({"schedule": [3]})), "scheduler", "x").unwrap_err();
+        assert_eq!(e.path, "scheduler.schedule[0]");
+        assert!(e.message.contains("expected a table"), "{e}");
+        let e = validate(
+            TABLES,
+            &table(json!({"schedule": {"domain": "a"}})),
+            "scheduler",
+            "x",
+        )
+        .unwrap_err();
+        assert!(
+            e.message
+                .contains("a list of tables with domain, runtime_ms"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -783,6 +783,7 @@ impl Scenario {
             source: v.clone(),
         };
         sc.actions = parse_actions(t.get("action"), &sc, info)?;
+        sched::check_scenario(&sc)?;
         Ok(sc)
     }
 

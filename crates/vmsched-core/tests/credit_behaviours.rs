@@ -34,7 +34,7 @@ fn c1_weighted_fair_share_spreads_by_stealing() {
             &[("a", "", HOG), ("b", "", HOG), ("c", "", HOG)],
         ));
         for d in ["a", "b", "c"] {
-            let x = cpu(&r, d);
+            let x = cpu_pct(&r, d);
             assert!((x - 66.67).abs() < 2.0, "xen {v}: {d} got {x:.2}%");
         }
         assert!(
@@ -218,7 +218,7 @@ fn c5_tick_evader_keeps_boost_and_stays_inactive() {
     s.run().unwrap();
     let r = s.summary(0.0);
     // It gets nearly all it asks for (9 ms of every 10 ms) despite the hog.
-    assert!(cpu(&r, "ev") > 85.0, "evader {:.1}%", cpu(&r, "ev"));
+    assert!(cpu_pct(&r, "ev") > 85.0, "evader {:.1}%", cpu_pct(&r, "ev"));
 }
 
 /// Tick sampling before 4.0 (§2.3): a VCPU that is always blocked when the
@@ -250,7 +250,7 @@ fn version_tick_sampled_debit_is_evadable_before_4_0() {
         })
         .unwrap();
         s.run().unwrap();
-        cpu(&s.summary(0.0), "ev")
+        cpu_pct(&s.summary(0.0), "ev")
     };
     let old = share("3.0");
     let new = share("4.22");
@@ -300,12 +300,12 @@ fn c8_only_over_or_idle_pcpus_steal() {
     };
     let r = run(&doms(65535));
     assert_eq!(counter(&r, "steals"), 0);
-    assert!((cpu(&r, "a") - 50.0).abs() < 0.5 && (cpu(&r, "b") - 50.0).abs() < 0.5);
-    assert!(cpu(&r, "p") > 99.9);
+    assert!((cpu_pct(&r, "a") - 50.0).abs() < 0.5 && (cpu_pct(&r, "b") - 50.0).abs() < 0.5);
+    assert!(cpu_pct(&r, "p") > 99.9);
     let r = run(&doms(256));
     assert!(counter(&r, "steals") > 50);
     for d in ["a", "b", "p"] {
-        assert!((cpu(&r, d) - 66.67).abs() < 3.0, "{d} {:.2}", cpu(&r, d));
+        assert!((cpu_pct(&r, d) - 66.67).abs() < 3.0, "{d} {:.2}", cpu_pct(&r, d));
     }
 }
 
@@ -397,7 +397,7 @@ fn c10_cap_is_an_on_off_pattern_at_accounting_granularity() {
     }
     s.run().unwrap();
     let r = s.summary(0.0);
-    assert!((cpu(&r, "c") - 50.0).abs() < 0.5);
+    assert!((cpu_pct(&r, "c") - 50.0).abs() < 0.5);
     assert!(counter(&r, "parks") > 0);
     assert_eq!(
         counter(&r, "boosts"),
@@ -445,7 +445,7 @@ fn c11_yield() {
     s.run().unwrap();
     let r = s.summary(0.0);
     assert_eq!(vcpu0(&r, "y")["context_switches"], 1);
-    assert!(cpu(&r, "y") > 99.9);
+    assert!(cpu_pct(&r, "y") > 99.9);
 
     // With a hog: the yielder gives way after each 0.3 ms burst, before the
     // 1 ms ratelimit would protect it (4.18+ bypass), so each of its runs is
@@ -463,7 +463,7 @@ fn c11_yield() {
         let y = vcpu0(&r, "y");
         let per_run =
             y["running_ns"].as_f64().unwrap() / y["context_switches"].as_f64().unwrap() / 1e6;
-        (per_run, cpu(&r, "hog"))
+        (per_run, cpu_pct(&r, "hog"))
     };
     let (run22, hog22) = per_run_ms("4.22");
     assert!(run22 < 0.35, "4.22: {run22} ms per run");
@@ -571,15 +571,15 @@ fn version_weight_per_domain_before_4_1() {
     let doms = [("a", "vcpus = 2", HOG), ("b", "", HOG)];
     let old = run(&scen("pcpus = 1", "xen_version = \"3.0\"", 20.0, &doms));
     assert!(
-        (cpu(&old, "a") - 50.0).abs() < 1.5,
+        (cpu_pct(&old, "a") - 50.0).abs() < 1.5,
         "3.0: a {:.2}",
-        cpu(&old, "a")
+        cpu_pct(&old, "a")
     );
     let new = run(&scen("pcpus = 1", "", 20.0, &doms));
     assert!(
-        (cpu(&new, "a") - 66.67).abs() < 1.5,
+        (cpu_pct(&new, "a") - 66.67).abs() < 1.5,
         "4.22: a {:.2}",
-        cpu(&new, "a")
+        cpu_pct(&new, "a")
     );
 }
 

@@ -24,7 +24,7 @@ fn weights_512_256_share_one_pcpu_2_to_1() {
         "",
         &[("a", "weight = 512"), ("b", "weight = 256")],
     ));
-    let (a, b) = (cpu(&r, "a"), cpu(&r, "b"));
+    let (a, b) = (cpu_pct(&r, "a"), cpu_pct(&r, "b"));
     let ratio = a / b;
     assert!(
         (ratio - 2.0).abs() / 2.0 <= 0.02,
@@ -37,7 +37,7 @@ fn weights_512_256_share_one_pcpu_2_to_1() {
 #[test]
 fn cap_30_on_idle_two_pcpu_host_gets_30_percent() {
     let r = run(&hogs(2, "", &[("capped", "cap = 30")]));
-    let c = cpu(&r, "capped");
+    let c = cpu_pct(&r, "capped");
     assert!((c - 30.0).abs() / 30.0 <= 0.01, "capped domain got {c:.3}%");
     assert!(counter(&r, "parks") > 0, "the cap is enforced by parking");
 }
@@ -46,7 +46,7 @@ fn cap_30_on_idle_two_pcpu_host_gets_30_percent() {
 fn three_equal_hogs_on_two_pcpus_get_two_thirds_each() {
     let r = run(&hogs(2, "", &[("a", ""), ("b", ""), ("c", "")]));
     for d in ["a", "b", "c"] {
-        let x = cpu(&r, d);
+        let x = cpu_pct(&r, d);
         assert!(
             (x - 200.0 / 3.0).abs() / (200.0 / 3.0) <= 0.03,
             "{d}: {x:.2}%"

@@ -105,7 +105,7 @@ fn workload() -> impl Strategy<Value = String> {
     ]
 }
 
-fn dom(npcpus: u32) -> impl Strategy<Value = Dom> {
+fn domain(npcpus: u32) -> impl Strategy<Value = Dom> {
     let full = (1u32 << npcpus) - 1;
     (
         1u32..=3,
@@ -153,7 +153,7 @@ fn case() -> impl Strategy<Value = Case> {
                 } else {
                     Just(0u32).boxed()
                 };
-                (rl, prop::collection::vec(dom(n), 1..=6)).prop_map(move |(ratelimit_us, doms)| {
+                (rl, prop::collection::vec(domain(n), 1..=6)).prop_map(move |(ratelimit_us, doms)| {
                     Case {
                         topo,
                         version,

@@ -28,7 +28,11 @@
 //! | [`Scheduler::adjust`] / [`Scheduler::adjust_global`] | parameters change at run time |
 //! | [`Scheduler::remove_vcpu`] | a VCPU leaves (hot-unplug) |
 
+pub mod arinc653;
 pub mod credit;
+pub mod credit2;
+pub mod null;
+pub mod rtds;
 
 use crate::cpumask::CpuMask;
 use crate::domain::Vcpu;
@@ -382,8 +386,51 @@ impl SchedulerInfo {
 
 /// Every scheduler vmsched knows, in listing order.
 pub fn registry() -> &'static [SchedulerInfo] {
-    static REGISTRY: &[SchedulerInfo] = &[credit::INFO];
+    static REGISTRY: &[SchedulerInfo] = &[
+        credit::INFO,
+        credit2::INFO,
+        rtds::INFO,
+        null::INFO,
+        arinc653::INFO,
+    ];
     REGISTRY
+}
+
+/// Checks of scheduler parameters that need the whole scenario (a parameter
+/// that names a domain), run once the domains and actions are parsed.
+pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
+    match sc.scheduler.name.as_str() {
+        "credit2" => credit2::check_scenario(sc),
+        "rtds" => rtds::check_scenario(sc),
+        "arinc653" => arinc653::check_scenario(sc),
+        _ => Ok(()),
+    }
+}
+
+/// Reject `[[action]]`s that change parameters fixed at boot (Xen reads
+/// them once, from the command line or the release itself).
+pub(crate) fn reject_boot_changes(
+    sc: &crate::scenario::Scenario,
+    boot_only: &[&str],
+) -> Result<(), ScenarioError> {
+    for (i, a) in sc.actions.iter().enumerate() {
+        let crate::scenario::ActionWhat::Global { params } = &a.what else {
+            continue;
+        };
+        for (name, v) in params.iter() {
+            let boot = sc.scheduler.params.iter().find(|(n, _)| *n == name).map(|(_, b)| b);
+            if boot_only.contains(&name) && boot != Some(v) {
+                return Err(ScenarioError::new(
+                    format!("action[{i}].{name}"),
+                    format!(
+                        "cannot change at run time: it is fixed when {} starts (a boot option or the Xen release); expected it only in [scheduler]",
+                        sc.scheduler.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Look a scheduler up by name.
