@@ -28,7 +28,12 @@
 //! | [`Scheduler::adjust`] / [`Scheduler::adjust_global`] | parameters change at run time |
 //! | [`Scheduler::remove_vcpu`] | a VCPU leaves (hot-unplug) |
 
+pub mod atropos;
+pub mod bvt;
 pub mod credit;
+pub mod placement;
+pub mod rrobin;
+pub mod sedf;
 
 use crate::cpumask::CpuMask;
 use crate::domain::Vcpu;
@@ -370,7 +375,13 @@ impl SchedulerInfo {
 
 /// Every scheduler vmsched knows, in listing order.
 pub fn registry() -> &'static [SchedulerInfo] {
-    static REGISTRY: &[SchedulerInfo] = &[credit::INFO];
+    static REGISTRY: &[SchedulerInfo] = &[
+        credit::INFO,
+        sedf::INFO,
+        bvt::INFO,
+        atropos::INFO,
+        rrobin::INFO,
+    ];
     REGISTRY
 }
 
