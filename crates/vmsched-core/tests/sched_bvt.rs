@@ -35,9 +35,18 @@ const IDLE: &str = "kind = \"idle\"";
 fn three_hogs_on_two_pcpus_split_100_50_50() {
     let doms = [("vm1", "", HOG), ("vm2", "", HOG), ("vm3", "", HOG)];
     for (version, placed) in [("3.0", [1, 0, 1]), ("2.0", [0, 1, 0])] {
-        let sim = run(&host(2, &format!("xen_version = \"{version}\""), 10.0, &doms));
+        let sim = run(&host(
+            2,
+            &format!("xen_version = \"{version}\""),
+            10.0,
+            &doms,
+        ));
         assert_eq!(
-            [pcpu_of(&sim, "vm1", 0), pcpu_of(&sim, "vm2", 0), pcpu_of(&sim, "vm3", 0)],
+            [
+                pcpu_of(&sim, "vm1", 0),
+                pcpu_of(&sim, "vm2", 0),
+                pcpu_of(&sim, "vm3", 0)
+            ],
             placed,
             "{version}"
         );
@@ -52,12 +61,31 @@ fn three_hogs_on_two_pcpus_split_100_50_50() {
 /// Dom0 and Xen 3.0 (ties to the highest) puts vm3 there.
 #[test]
 fn placement_tie_breaking_by_release() {
-    let doms = [("dom0", "", IDLE), ("vm1", "", HOG), ("vm2", "", HOG), ("vm3", "", HOG)];
+    let doms = [
+        ("dom0", "", IDLE),
+        ("vm1", "", HOG),
+        ("vm2", "", HOG),
+        ("vm3", "", HOG),
+    ];
     let sim = run(&host(2, "xen_version = \"2.0\"", 5.0, &doms));
-    assert_eq!([pcpu_of(&sim, "vm1", 0), pcpu_of(&sim, "vm2", 0), pcpu_of(&sim, "vm3", 0)], [1, 0, 1]);
+    assert_eq!(
+        [
+            pcpu_of(&sim, "vm1", 0),
+            pcpu_of(&sim, "vm2", 0),
+            pcpu_of(&sim, "vm3", 0)
+        ],
+        [1, 0, 1]
+    );
     assert_near("2.0 vm2", cpu_pct(&sim, "vm2"), 100.0, 0.1);
     let sim = run(&host(2, "xen_version = \"3.0\"", 5.0, &doms));
-    assert_eq!([pcpu_of(&sim, "vm1", 0), pcpu_of(&sim, "vm2", 0), pcpu_of(&sim, "vm3", 0)], [1, 1, 0]);
+    assert_eq!(
+        [
+            pcpu_of(&sim, "vm1", 0),
+            pcpu_of(&sim, "vm2", 0),
+            pcpu_of(&sim, "vm3", 0)
+        ],
+        [1, 1, 0]
+    );
     assert_near("3.0 vm3", cpu_pct(&sim, "vm3"), 100.0, 0.1);
 }
 
@@ -68,10 +96,20 @@ fn work_conserving_only_no_cap() {
     assert!(!sched::find("bvt").unwrap().can_cap);
     let e = rejected(&host(1, "", 1.0, &[("d", "cap = 50", HOG)]));
     assert_eq!(e.path, "domain[0].sched.cap");
-    let e = rejected(&format!("{}", host(1, "", 1.0, &[("d", "", HOG)]).replace("name = \"d\"\n", "name = \"d\"\ncap = 50\n")));
+    let e = rejected(
+        &host(1, "", 1.0, &[("d", "", HOG)]).replace("name = \"d\"\n", "name = \"d\"\ncap = 50\n"),
+    );
     assert!(e.message.contains("no per-domain 'cap'"), "{e}");
     for mcuadv in [1, 10, 1000] {
-        let sim = run(&host(1, "", 2.0, &[("d", &format!("mcuadv = {mcuadv}"), HOG), ("other", "mcuadv = 1", IDLE)]));
+        let sim = run(&host(
+            1,
+            "",
+            2.0,
+            &[
+                ("d", &format!("mcuadv = {mcuadv}"), HOG),
+                ("other", "mcuadv = 1", IDLE),
+            ],
+        ));
         assert_eq!(running_ns(&sim, "d"), 2000 * MS, "mcuadv {mcuadv}");
     }
 }
@@ -79,7 +117,12 @@ fn work_conserving_only_no_cap() {
 /// Shares of continuously runnable VCPUs are ∝ 1/mcuadv (§11 item 12).
 #[test]
 fn shares_are_inverse_to_mcuadv() {
-    let sim = run(&host(1, "", 10.0, &[("a", "mcuadv = 10", HOG), ("b", "mcuadv = 20", HOG)]));
+    let sim = run(&host(
+        1,
+        "",
+        10.0,
+        &[("a", "mcuadv = 10", HOG), ("b", "mcuadv = 20", HOG)],
+    ));
     // One 15 ms cycle (a, a, b) may be cut at the end: 5 ms of 10 s.
     assert_near("a", cpu_pct(&sim, "a"), 200.0 / 3.0, 0.1);
     assert_near("b", cpu_pct(&sim, "b"), 100.0 / 3.0, 0.1);
@@ -92,7 +135,12 @@ fn shares_are_inverse_to_mcuadv() {
 #[test]
 fn lag_stays_within_context_allowance_plus_one_mcu() {
     for ctx_allow in [5 * MS, MS, 200 * US] {
-        let toml = host(1, &format!("ctx_allow = {ctx_allow}"), 2.0, &[("a", "", HOG), ("b", "", HOG)]);
+        let toml = host(
+            1,
+            &format!("ctx_allow = {ctx_allow}"),
+            2.0,
+            &[("a", "", HOG), ("b", "", HOG)],
+        );
         let mut sim = Simulation::new(&scenario(&toml)).unwrap();
         let mut max_lag = 0u64;
         let mut t = 0;
@@ -100,10 +148,16 @@ fn lag_stays_within_context_allowance_plus_one_mcu() {
             t += 100 * US;
             sim.run_until(Time(t)).unwrap();
             let lag = running_ns_at(&sim, "a", Time(t)).abs_diff(running_ns_at(&sim, "b", Time(t)));
-            assert!(lag <= ctx_allow + MCU, "ctx_allow {ctx_allow}: lag {lag} ns at {t} ns");
+            assert!(
+                lag <= ctx_allow + MCU,
+                "ctx_allow {ctx_allow}: lag {lag} ns at {t} ns"
+            );
             max_lag = max_lag.max(lag);
         }
-        assert!(max_lag + 100 * US >= ctx_allow, "ctx_allow {ctx_allow}: max lag only {max_lag}");
+        assert!(
+            max_lag + 100 * US >= ctx_allow,
+            "ctx_allow {ctx_allow}: max lag only {max_lag}"
+        );
     }
 }
 
@@ -113,17 +167,40 @@ fn lag_stays_within_context_allowance_plus_one_mcu() {
 fn quantum_follows_the_context_allowance() {
     let sim = run(&host(1, "", 10.0, &[("a", "", HOG), ("b", "", HOG)]));
     let n = switches(&sim, "a") + switches(&sim, "b");
-    assert!((1990..=2001).contains(&n), "two hogs: {n} switches in 10 s (5 ms slices)");
+    assert!(
+        (1990..=2001).contains(&n),
+        "two hogs: {n} switches in 10 s (5 ms slices)"
+    );
 
-    let sim = run(&host(1, "ctx_allow = 1000000", 10.0, &[("a", "", HOG), ("b", "", HOG)]));
+    let sim = run(&host(
+        1,
+        "ctx_allow = 1000000",
+        10.0,
+        &[("a", "", HOG), ("b", "", HOG)],
+    ));
     let n = switches(&sim, "a") + switches(&sim, "b");
-    assert!((9990..=10001).contains(&n), "ctx_allow 1 ms: {n} switches in 10 s");
+    assert!(
+        (9990..=10001).contains(&n),
+        "ctx_allow 1 ms: {n} switches in 10 s"
+    );
 
-    let sim = run(&host(2, "", 10.0, &[("alone", "affinity = [0]", HOG)]).replace("[domain.sched]\naffinity = [0]\n", "affinity = [0]\n"));
+    let sim = run(&host(2, "", 10.0, &[("alone", "affinity = [0]", HOG)])
+        .replace("[domain.sched]\naffinity = [0]\n", "affinity = [0]\n"));
     let s = sim.summary(0.0);
-    let schedules: Vec<u64> = s["host"]["pcpus_detail"].as_array().unwrap().iter().map(|p| p["schedules"].as_u64().unwrap()).collect();
-    assert!((199..=202).contains(&schedules[0]), "one runnable VCPU: 50 ms slices, {schedules:?}");
-    assert!((1999..=2002).contains(&schedules[1]), "idle PCPU: every 5 ms, {schedules:?}");
+    let schedules: Vec<u64> = s["host"]["pcpus_detail"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["schedules"].as_u64().unwrap())
+        .collect();
+    assert!(
+        (199..=202).contains(&schedules[0]),
+        "one runnable VCPU: 50 ms slices, {schedules:?}"
+    );
+    assert!(
+        (1999..=2002).contains(&schedules[1]),
+        "idle PCPU: every 5 ms, {schedules:?}"
+    );
 }
 
 /// Wake-up (§11 item 14): a waker whose evt is not above the running VCPU's
@@ -143,10 +220,19 @@ fn wakers_preempt_or_pull_the_decision_in() {
     // runs ahead, so it cannot preempt and pulls the timer in instead.
     let io = "kind = \"transient\"\non_ms = 0.101\noff_ms = 0.099";
     let sim = run(&host(1, "", 10.0, &[("hog", "", HOG), ("io", "", io)]));
-    assert!(counter(&sim, "wake_timer_pulls") > 1000, "{}", counter(&sim, "wake_timer_pulls"));
-    let max = dom_summary(&sim, "io")["vcpus"][0]["wake_latency_us"]["max"].as_f64().unwrap();
+    assert!(
+        counter(&sim, "wake_timer_pulls") > 1000,
+        "{}",
+        counter(&sim, "wake_timer_pulls")
+    );
+    let max = dom_summary(&sim, "io")["vcpus"][0]["wake_latency_us"]["max"]
+        .as_f64()
+        .unwrap();
     // ctx_allow after the hog's dispatch, plus the evt lead read as ns.
-    assert!(max <= 5000.1, "latency {max} us: bounded by ctx_allow, not by the 50 ms slice");
+    assert!(
+        max <= 5000.1,
+        "latency {max} us: bounded by ctx_allow, not by the 50 ms slice"
+    );
     assert!(max > 1000.0, "latency {max} us: the waker did wait");
 }
 
@@ -159,13 +245,22 @@ fn wakers_preempt_or_pull_the_decision_in() {
 #[test]
 fn long_sleepers_bank_no_credit() {
     let late = "kind = \"transient\"\nschedule_s = [1.0]";
-    let mut sim = Simulation::new(&scenario(&host(1, "", 2.0, &[("early", "", HOG), ("late", "", late)]))).unwrap();
+    let mut sim = Simulation::new(&scenario(&host(
+        1,
+        "",
+        2.0,
+        &[("early", "", HOG), ("late", "", late)],
+    )))
+    .unwrap();
     sim.run_until(Time(1000 * MS)).unwrap();
     let early_before = running_ns_at(&sim, "early", Time(1000 * MS));
     sim.run().unwrap();
     let late_ns = running_ns(&sim, "late");
     let early_ns = running_ns(&sim, "early") - early_before;
-    assert!(late_ns.abs_diff(early_ns) <= 55 * MS + MCU, "second half: late {late_ns} early {early_ns}");
+    assert!(
+        late_ns.abs_diff(early_ns) <= 55 * MS + MCU,
+        "second half: late {late_ns} early {early_ns}"
+    );
 }
 
 /// Charging rounds up to whole MCUs per dispatch (§11 item 15): a domain
@@ -198,9 +293,15 @@ fn window(toml: &str, from: u64, to: u64) -> (u64, u64) {
     let mut sim = Simulation::new(&scenario(toml)).unwrap();
     let (from, to) = (Time(from * MS), Time(to * MS));
     sim.run_until(from).unwrap();
-    let (a0, b0) = (running_ns_at(&sim, "a", from), running_ns_at(&sim, "b", from));
+    let (a0, b0) = (
+        running_ns_at(&sim, "a", from),
+        running_ns_at(&sim, "b", from),
+    );
     sim.run_until(to).unwrap();
-    (running_ns_at(&sim, "a", to) - a0, running_ns_at(&sim, "b", to) - b0)
+    (
+        running_ns_at(&sim, "a", to) - a0,
+        running_ns_at(&sim, "b", to) - b0,
+    )
 }
 
 /// Warp (§11 item 16): a warp value of 5000 virtual-time units (50 ms of
@@ -216,7 +317,10 @@ fn warp_gives_a_bounded_head_start() {
     // It is a head start, not a weight: over the rest of the run they
     // share equally again.
     let (a, b) = window(&warp_scenario("warpl = 0"), 1200, 2000);
-    assert!(a.abs_diff(b) <= 5 * MS + MCU, "after the head start: a {a} b {b}");
+    assert!(
+        a.abs_diff(b) <= 5 * MS + MCU,
+        "after the head start: a {a} b {b}"
+    );
 
     let (a, b) = window(&warp_scenario("warpl = 2\nwarpu = 1000"), 1000, 1100);
     assert!(a.abs_diff(b) <= 5 * MS + MCU, "warpl 2 ms: a {a} b {b}");
@@ -254,7 +358,13 @@ fn parameter_validation() {
 
 #[test]
 fn invariants_hold() {
-    let dom_sched = ["", "mcuadv = 20", "warpback = true\nwarpvalue = 300\nwarpl = 3\nwarpu = 20", "mcuadv = 5", ""];
+    let dom_sched = [
+        "",
+        "mcuadv = 20",
+        "warpback = true\nwarpvalue = 300\nwarpl = 3\nwarpu = 20",
+        "mcuadv = 5",
+        "",
+    ];
     for globals in ["", "xen_version = \"2.0\"", "ctx_allow = 700000"] {
         for pcpus in [1, 3] {
             check_invariants(&mixed("bvt", globals, pcpus, dom_sched), 250 * US);

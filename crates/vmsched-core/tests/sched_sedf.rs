@@ -68,7 +68,11 @@ fn three_hogs_on_two_pcpus_split_100_50_50() {
     for version in ["4.5", "4.1", "3.0.2"] {
         let sim = run(&three_hogs(version, false));
         assert_eq!(
-            [pcpu_of(&sim, "vm1", 0), pcpu_of(&sim, "vm2", 0), pcpu_of(&sim, "vm3", 0)],
+            [
+                pcpu_of(&sim, "vm1", 0),
+                pcpu_of(&sim, "vm2", 0),
+                pcpu_of(&sim, "vm3", 0)
+            ],
             [1, 0, 1],
             "{version}"
         );
@@ -85,7 +89,11 @@ fn xen30_placement_example_with_dom0() {
     let sim = run(&three_hogs("3.0.2", true));
     assert_eq!([pcpu_of(&sim, "dom0", 0), pcpu_of(&sim, "dom0", 1)], [0, 1]);
     assert_eq!(
-        [pcpu_of(&sim, "vm1", 0), pcpu_of(&sim, "vm2", 0), pcpu_of(&sim, "vm3", 0)],
+        [
+            pcpu_of(&sim, "vm1", 0),
+            pcpu_of(&sim, "vm2", 0),
+            pcpu_of(&sim, "vm3", 0)
+        ],
         [1, 0, 1]
     );
     assert_near("G2", cpu_pct(&sim, "vm2"), 100.0, 0.01);
@@ -121,7 +129,11 @@ fn extratime_off_never_exceeds_slice_over_period_on_an_idle_host() {
     let mut prev = 0;
     let mut t = 3 * MS;
     sim.run_until(Time(t)).unwrap();
-    assert_eq!(running_ns_at(&sim, "capped", Time(t)), 0, "nothing before the first period");
+    assert_eq!(
+        running_ns_at(&sim, "capped", Time(t)),
+        0,
+        "nothing before the first period"
+    );
     while t + 10 * MS <= 2000 * MS {
         t += 10 * MS;
         sim.run_until(Time(t)).unwrap();
@@ -132,15 +144,24 @@ fn extratime_off_never_exceeds_slice_over_period_on_an_idle_host() {
     sim.run().unwrap();
     let s = sim.summary(0.0);
     // The second PCPU never runs anything: the domain stays where it was placed.
-    let busy: Vec<f64> = s["host"]["pcpus_detail"].as_array().unwrap().iter().map(|p| p["busy_pct"].as_f64().unwrap()).collect();
-    assert!(busy.iter().any(|b| *b == 0.0), "one PCPU idle: {busy:?}");
+    let busy: Vec<f64> = s["host"]["pcpus_detail"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["busy_pct"].as_f64().unwrap())
+        .collect();
+    assert!(busy.contains(&0.0), "one PCPU idle: {busy:?}");
     assert_near("capped share", cpu_pct(&sim, "capped"), 30.0, 0.2);
 }
 
 /// With extratime on, the same domain alone takes the whole PCPU.
 #[test]
 fn extratime_on_takes_the_slack_of_an_idle_pcpu() {
-    let sim = run(&one_pcpu("", 2.0, &[("d", "period = 10\nslice = 3\nextratime = true", HOG)]));
+    let sim = run(&one_pcpu(
+        "",
+        2.0,
+        &[("d", "period = 10\nslice = 3\nextratime = true", HOG)],
+    ));
     assert!(cpu_pct(&sim, "d") > 99.9, "{}", cpu_pct(&sim, "d"));
 }
 
@@ -159,12 +180,21 @@ fn extratime_slack_goes_to_extratime_domains_by_stride() {
             ("be", "", HOG),
         ],
     ));
-    let (a, off, be) = (cpu_pct(&sim, "xa"), cpu_pct(&sim, "xoff"), cpu_pct(&sim, "be"));
+    let (a, off, be) = (
+        cpu_pct(&sim, "xa"),
+        cpu_pct(&sim, "xoff"),
+        cpu_pct(&sim, "be"),
+    );
     assert_near("no extratime: exactly its reservation", off, 30.0, 0.01);
     let slack = a - 30.0 + be;
     assert!(slack > 39.5, "slack used: {slack} (40 % minus idle holes)");
     let share = (a - 30.0) / slack;
-    assert_near("extratime domain's part of the slack", share, 131072.0 / (131072.0 + 3413.0), 0.01);
+    assert_near(
+        "extratime domain's part of the slack",
+        share,
+        131072.0 / (131072.0 + 3413.0),
+        0.01,
+    );
 }
 
 /// Reservations that sum to 100 % all hold exactly, with no deadline misses;
@@ -173,13 +203,30 @@ fn extratime_slack_goes_to_extratime_domains_by_stride() {
 fn reservations_hold_when_they_sum_to_at_most_100_percent() {
     let doms = |extra: bool| {
         vec![
-            ("a".to_string(), format!("period = 10\nslice = 4\nextratime = {extra}")),
-            ("b".to_string(), format!("period = 20\nslice = 6\nextratime = {extra}")),
-            ("c".to_string(), format!("period = 50\nslice = 15\nextratime = {extra}")),
+            (
+                "a".to_string(),
+                format!("period = 10\nslice = 4\nextratime = {extra}"),
+            ),
+            (
+                "b".to_string(),
+                format!("period = 20\nslice = 6\nextratime = {extra}"),
+            ),
+            (
+                "c".to_string(),
+                format!("period = 50\nslice = 15\nextratime = {extra}"),
+            ),
         ]
     };
     let d = doms(false);
-    let sim = run(&one_pcpu("", 10.0, &[(&d[0].0, &d[0].1, HOG), (&d[1].0, &d[1].1, HOG), (&d[2].0, &d[2].1, HOG)]));
+    let sim = run(&one_pcpu(
+        "",
+        10.0,
+        &[
+            (&d[0].0, &d[0].1, HOG),
+            (&d[1].0, &d[1].1, HOG),
+            (&d[2].0, &d[2].1, HOG),
+        ],
+    ));
     assert_eq!(counter(&sim, "deadline_misses"), 0);
     // The first periods start at each slice (t = 4, 6, 15 ms): at most one
     // slice of each is missing from 10 s.
@@ -191,7 +238,12 @@ fn reservations_hold_when_they_sum_to_at_most_100_percent() {
     let sim = run(&one_pcpu(
         "",
         10.0,
-        &[(&d[0].0, "period = 10\nslice = 2\nextratime = true", HOG), (&d[1].0, &d[1].1, HOG), (&d[2].0, &d[2].1, HOG), ("be", "", HOG)],
+        &[
+            (&d[0].0, "period = 10\nslice = 2\nextratime = true", HOG),
+            (&d[1].0, &d[1].1, HOG),
+            (&d[2].0, &d[2].1, HOG),
+            ("be", "", HOG),
+        ],
     ));
     assert_eq!(counter(&sim, "deadline_misses"), 0);
     assert!(cpu_pct(&sim, "a") >= 19.9, "a {}", cpu_pct(&sim, "a"));
@@ -218,7 +270,11 @@ fn default_best_effort_shares_equally_in_500us_quanta() {
 /// Weights with extratime (xl sched-sedf -w) share slack as stride 2^17/w.
 #[test]
 fn extra_weights_share_proportionally() {
-    let sim = run(&one_pcpu("", 10.0, &[("w1", "weight = 1", HOG), ("w3", "weight = 3", HOG)]));
+    let sim = run(&one_pcpu(
+        "",
+        10.0,
+        &[("w1", "weight = 1", HOG), ("w3", "weight = 3", HOG)],
+    ));
     assert_near("w1", cpu_pct(&sim, "w1"), 25.0, 0.05);
     assert_near("w3", cpu_pct(&sim, "w3"), 75.0, 0.05);
 }
@@ -233,7 +289,9 @@ fn extra_weights_share_proportionally() {
 #[test]
 fn dom0_defaults_by_version() {
     // Skip the first 15 ms, before Dom0's first period starts (all slack).
-    let one = |g: &str, d: &[(&str, &str, &str)]| run(&one_pcpu(g, 10.1, d).replace("[run]\n", "[run]\nwarmup_s = 0.1\n"));
+    let one = |g: &str, d: &[(&str, &str, &str)]| {
+        run(&one_pcpu(g, 10.1, d).replace("[run]\n", "[run]\nwarmup_s = 0.1\n"))
+    };
     let doms = [("dom0", "", HOG), ("guest", "", HOG)];
     let sim = one("xen_version = \"4.1\"", &doms);
     assert_near("4.1 dom0", cpu_pct(&sim, "dom0"), 87.5, 0.05);
@@ -243,10 +301,18 @@ fn dom0_defaults_by_version() {
     assert_near("4.2 dom0", cpu_pct(&sim, "dom0"), 50.0, 0.05);
 
     let sim = one("xen_version = \"3.0.2\"", &doms);
-    assert_near("3.0.2 guest", cpu_pct(&sim, "guest"), 25.0 * 1365.0 / (131072.0 + 1365.0), 0.05);
+    assert_near(
+        "3.0.2 guest",
+        cpu_pct(&sim, "guest"),
+        25.0 * 1365.0 / (131072.0 + 1365.0),
+        0.05,
+    );
 
     // An idle Dom0 leaves everything to the guest.
-    let sim = one("xen_version = \"4.1\"", &[("dom0", "", IDLE), ("guest", "", HOG)]);
+    let sim = one(
+        "xen_version = \"4.1\"",
+        &[("dom0", "", IDLE), ("guest", "", HOG)],
+    );
     assert!(cpu_pct(&sim, "guest") > 99.9);
 }
 
@@ -264,12 +330,27 @@ fn short_blocks_lose_the_rest_of_the_slice() {
     let io = "kind = \"duty-cycle\"\nutil_pct = 40\nperiod_ms = 5\nrandom_phase = false";
     let sim = run(&one_pcpu("", 10.0, &[("r", r, io), ("be", "", HOG)]));
     // One short block per 20 ms period, each repaid by one penalty quantum.
-    assert!((495..=501).contains(&counter(&sim, "short_blocks")), "{}", counter(&sim, "short_blocks"));
-    assert!((495..=501).contains(&counter(&sim, "extra_quanta_penalty")), "{}", counter(&sim, "extra_quanta_penalty"));
+    assert!(
+        (495..=501).contains(&counter(&sim, "short_blocks")),
+        "{}",
+        counter(&sim, "short_blocks")
+    );
+    assert!(
+        (495..=501).contains(&counter(&sim, "extra_quanta_penalty")),
+        "{}",
+        counter(&sim, "extra_quanta_penalty")
+    );
     let d = dom_summary(&sim, "r");
     let waiting = d["runnable_pct"].as_f64().unwrap();
-    assert!(waiting > 40.0, "runnable (work queued, not running) {waiting} %");
-    assert!(cpu_pct(&sim, "r") < 50.0, "less than the reservation: {}", cpu_pct(&sim, "r"));
+    assert!(
+        waiting > 40.0,
+        "runnable (work queued, not running) {waiting} %"
+    );
+    assert!(
+        cpu_pct(&sim, "r") < 50.0,
+        "less than the reservation: {}",
+        cpu_pct(&sim, "r")
+    );
     let missed = d["workload"]["missed_periods"].as_u64().unwrap();
     assert!(missed > 1000, "missed periods {missed}");
 }
@@ -282,7 +363,11 @@ fn long_block_wakers_restart_their_period_and_preempt() {
         "",
         10.2,
         &[
-            ("rt", "period = 10\nslice = 5\nextratime = false", "kind = \"duty-cycle\"\nutil_pct = 2\nperiod_ms = 100"),
+            (
+                "rt",
+                "period = 10\nslice = 5\nextratime = false",
+                "kind = \"duty-cycle\"\nutil_pct = 2\nperiod_ms = 100",
+            ),
             ("big", "period = 100\nslice = 60\nextratime = false", HOG),
             ("be", "", HOG),
         ],
@@ -305,14 +390,19 @@ fn gaps_shorter_than_a_quantum_stay_idle() {
     let toml = one_pcpu(
         "",
         5.0,
-        &[("rt", "period = 10\nslice = 9.7\nextratime = false", HOG), ("be", "", HOG)],
+        &[
+            ("rt", "period = 10\nslice = 9.7\nextratime = false", HOG),
+            ("be", "", HOG),
+        ],
     )
     .replace("[run]\n", "[run]\nwarmup_s = 0.1\n");
     let sim = run(&toml);
     assert_eq!(running_ns(&sim, "be"), 0, "best effort never runs");
     assert_near("rt", cpu_pct(&sim, "rt"), 97.0, 0.01);
     assert!(counter(&sim, "idle_holes") >= 490);
-    let busy = sim.summary(0.0)["host"]["pcpus_detail"][0]["busy_pct"].as_f64().unwrap();
+    let busy = sim.summary(0.0)["host"]["pcpus_detail"][0]["busy_pct"]
+        .as_f64()
+        .unwrap();
     assert_near("pcpu busy", busy, 97.0, 0.01);
 }
 
@@ -326,7 +416,8 @@ fn gaps_shorter_than_a_quantum_stay_idle() {
 #[test]
 fn overcommitted_reservations_miss_deadlines() {
     let r = "period = 10\nslice = 6\nextratime = false";
-    let toml = one_pcpu("", 5.0, &[("a", r, HOG), ("b", r, HOG)]).replace("[run]\n", "[run]\nwarmup_s = 0.1\n");
+    let toml = one_pcpu("", 5.0, &[("a", r, HOG), ("b", r, HOG)])
+        .replace("[run]\n", "[run]\nwarmup_s = 0.1\n");
     let sim = run(&toml);
     // 500 periods each in 5 s; the later of the two misses about one in three.
     let misses = counter(&sim, "deadline_misses");
@@ -369,7 +460,11 @@ fn latency_hint_does_nothing_unless_the_variant_is_built() {
             "LATENCY_HINT",
             5.0,
             &[
-                ("rt", &format!("period = 40\nslice = 20\nextratime = false\nlatency = {lat}"), "kind = \"duty-cycle\"\nutil_pct = 5\nperiod_ms = 97"),
+                (
+                    "rt",
+                    &format!("period = 40\nslice = 20\nextratime = false\nlatency = {lat}"),
+                    "kind = \"duty-cycle\"\nutil_pct = 5\nperiod_ms = 97",
+                ),
                 ("big", "period = 100\nslice = 50\nextratime = false", HOG),
                 ("be", "", HOG),
             ],
@@ -377,12 +472,25 @@ fn latency_hint_does_nothing_unless_the_variant_is_built() {
     };
     let shares = |toml: &str| {
         let sim = run(toml);
-        (running_ns(&sim, "rt"), running_ns(&sim, "big"), running_ns(&sim, "be"), sim.summary(0.0)["scheduler_counters"].clone())
+        (
+            running_ns(&sim, "rt"),
+            running_ns(&sim, "big"),
+            running_ns(&sim, "be"),
+            sim.summary(0.0)["scheduler_counters"].clone(),
+        )
     };
     let off = |s: String| s.replace("LATENCY_HINT", "");
     let on = |s: String| s.replace("LATENCY_HINT", "latency_hint = true");
-    assert_eq!(shares(&off(doms("0"))), shares(&off(doms("2"))), "latency ignored in released builds");
-    assert_ne!(shares(&on(doms("0"))), shares(&on(doms("2"))), "the variant uses the hint");
+    assert_eq!(
+        shares(&off(doms("0"))),
+        shares(&off(doms("2"))),
+        "latency ignored in released builds"
+    );
+    assert_ne!(
+        shares(&on(doms("0"))),
+        shares(&on(doms("2"))),
+        "the variant uses the hint"
+    );
 }
 
 // ----- parameters ---------------------------------------------------------------------
@@ -395,10 +503,16 @@ fn cross_parameter_validation() {
     assert!(e.message.contains("slice <= period"), "{e}");
     let e = rejected(&base("period = 0\nslice = 0", ""));
     assert_eq!(e.path, "domain[0].sched.period");
-    let e = rejected(&base("period = 0.005\nslice = 0.001", "xen_version = \"4.5\""));
+    let e = rejected(&base(
+        "period = 0.005\nslice = 0.001",
+        "xen_version = \"4.5\"",
+    ));
     assert_eq!(e.path, "domain[0].sched.period", "{e}");
     // 3.0.0 had no lower limit (but slice must be > 0: Xen divided by it).
-    scenario(&base("period = 0.005\nslice = 0.001", "xen_version = \"3.0.0\""));
+    scenario(&base(
+        "period = 0.005\nslice = 0.001",
+        "xen_version = \"3.0.0\"",
+    ));
     let e = rejected(&base("period = 10\nslice = 0", "xen_version = \"3.0.0\""));
     assert_eq!(e.path, "domain[0].sched.slice");
     let e = rejected(&base("weight = 2\nperiod = 10\nslice = 2", ""));
@@ -426,7 +540,11 @@ fn run_time_adjustment() {
     );
     let mut sim = vmsched_core::Simulation::new(&scenario(&toml)).unwrap();
     sim.run_until(Time(1000 * MS)).unwrap();
-    assert_eq!(running_ns_at(&sim, "d", Time(1000 * MS)), 1000 * MS, "best effort alone: everything");
+    assert_eq!(
+        running_ns_at(&sim, "d", Time(1000 * MS)),
+        1000 * MS,
+        "best effort alone: everything"
+    );
     sim.run_until(Time(1200 * MS)).unwrap();
     let at_1200 = running_ns_at(&sim, "d", Time(1200 * MS));
     assert!(at_1200 - 1000 * MS <= 60 * MS, "{}", at_1200 - 1000 * MS);
@@ -447,10 +565,29 @@ fn invariants_hold_across_versions_and_modes() {
         "period = 30\nslice = 10\nlatency = 5",
         "",
     ];
-    for globals in ["xen_version = \"3.0.0\"", "xen_version = \"4.1\"", "", "latency_hint = true"] {
+    for globals in [
+        "xen_version = \"3.0.0\"",
+        "xen_version = \"4.1\"",
+        "",
+        "latency_hint = true",
+    ] {
         for pcpus in [1, 3] {
             check_invariants(&mixed("sedf", globals, pcpus, dom_sched), 250_000);
         }
     }
-    check_invariants(&mixed("sedf", "xen_version = \"4.1\"", 2, ["", "", "weight = 3\nextratime = false", "weight = 1\nextratime = false", ""]), 250_000);
+    check_invariants(
+        &mixed(
+            "sedf",
+            "xen_version = \"4.1\"",
+            2,
+            [
+                "",
+                "",
+                "weight = 3\nextratime = false",
+                "weight = 1\nextratime = false",
+                "",
+            ],
+        ),
+        250_000,
+    );
 }

@@ -19,13 +19,17 @@
 //! is preferred for slack.
 //!
 //! **As coded** (the behaviour that got it removed): nothing ever returns a
-//! domain from `WAIT`/`UNBLOCKED` to the run queue at a new period, so a
-//! domain that once exhausts its slice is served only from slack from then
-//! on, until a long block; CPU-bound domains lose their reservation. Blocking
-//! runs no Atropos hook (only a pause does), so a domain keeps its state
-//! across a block. `mode = "intended"` returns a domain to the run queue when
-//! a new period gives it time. A waker never preempts: the PCPU notices it at
-//! its next decision (an idle PCPU decides every 5 ms).
+//! domain from `WAIT`/`UNBLOCKED` to the run queue, so a domain that once
+//! exhausts its slice is served only from slack from then on; CPU-bound
+//! domains lose their reservation. Blocking runs no Atropos hook (its
+//! `block` is wired to `sleep`, i.e. a pause), so a domain keeps its state
+//! across a halt and even a long-block waker in `WAIT` goes back to the wait
+//! queue. Any run, slack included, is charged to `remain`, so slack used is
+//! repaid from the next slice. The slack cursor is advanced past the
+//! requeued current domain, so slack is not round-robin. `mode = "intended"`
+//! returns a domain to the run queue when a new period or a long block gives
+//! it time (as the pre-2.0 code did). A waker never preempts: the PCPU
+//! notices it at its next decision (an idle PCPU decides every 5 ms).
 //!
 //! Defaults: guests 10 ms per 10 s, latency 10 s, xtratime (effectively
 //! best effort); Domain 0 15 ms per 20 ms, latency 5 ms.
@@ -132,7 +136,9 @@ fn check_domain(_g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError
     if latency > period {
         return Err(ScenarioError::new(
             format!("{path}.latency"),
-            format!("{latency} ns is longer than period ({period} ns); expected 0 < latency <= period"),
+            format!(
+                "{latency} ns is longer than period ({period} ns); expected 0 < latency <= period"
+            ),
         ));
     }
     Ok(())
@@ -239,7 +245,10 @@ impl Atropos {
         let to_wait = matches!(u.state, State::Wait | State::Unblocked);
         let pc = &mut self.pcpus[p.idx()];
         let q = if to_wait { &mut pc.waitq } else { &mut pc.runq };
-        let pos = q.iter().position(|x| self.units[x.idx()].deadline > dl).unwrap_or(q.len());
+        let pos = q
+            .iter()
+            .position(|x| self.units[x.idx()].deadline > dl)
+            .unwrap_or(q.len());
         q.insert(pos, v);
         self.units[v.idx()].queue = if to_wait { Queue::Wait } else { Queue::Run };
     }
@@ -276,14 +285,21 @@ impl Scheduler for Atropos {
     }
 
     fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
-        self.placer.place(ctx, v, CreationRule::Xen20, PinRule::CreateWithin);
+        self.placer
+            .place(ctx, v, CreationRule::Xen20, PinRule::CreateWithin);
         let dom = ctx.domain_of(v);
         // Xen creates a domain paused and unpauses it later: creation
         // precedes the first wake, which is therefore a long block.
         let created = ctx.now().0 as i64 - 1;
         let is_dom0 = dom == DomId(0) && ctx.is_driver(dom);
         let (period, slice, latency, remain, prevddln) = if is_dom0 {
-            (DOM0_PERIOD_NS, DOM0_SLICE_NS, DOM0_LATENCY_NS, DOM0_SLICE_NS, created)
+            (
+                DOM0_PERIOD_NS,
+                DOM0_SLICE_NS,
+                DOM0_LATENCY_NS,
+                DOM0_SLICE_NS,
+                created,
+            )
         } else {
             (GUEST_PERIOD_NS, GUEST_SLICE_NS, GUEST_LATENCY_NS, 0, 0)
         };
@@ -329,9 +345,16 @@ impl Scheduler for Atropos {
             u.slice = u.nat_slice / (u.nat_period / u.latency);
             u.period = u.latency;
             u.remain = u.slice;
+            if self.intended {
+                u.state = State::Runnable;
+            }
         } else {
             self.stat_short_blocks += 1;
-            u.state = if u.remain > 0 { State::Unblocked } else { State::Wait };
+            u.state = if u.remain > 0 {
+                State::Unblocked
+            } else {
+                State::Wait
+            };
         }
         self.requeue(ctx, p, v);
     }
@@ -376,7 +399,11 @@ impl Scheduler for Atropos {
                     u.slice = u.nat_slice;
                 }
             }
-            u.remain = if u.remain > 0 { u.slice } else { u.remain + u.slice };
+            u.remain = if u.remain > 0 {
+                u.slice
+            } else {
+                u.remain + u.slice
+            };
             u.prevddln = u.deadline;
             u.deadline += u.period;
             if u.remain <= 0 {
@@ -390,7 +417,11 @@ impl Scheduler for Atropos {
         let mut pick = pc.runq.first().copied();
         let mut newtime = now + pick.map_or(0, |v| self.units[v.idx()].remain);
         if pick.is_none() && !pc.waitq.is_empty() {
-            if let Some(&v) = pc.waitq.iter().find(|v| self.units[v.idx()].state == State::Unblocked) {
+            if let Some(&v) = pc
+                .waitq
+                .iter()
+                .find(|v| self.units[v.idx()].state == State::Unblocked)
+            {
                 pick = Some(v);
                 newtime = now + self.units[v.idx()].remain;
                 self.stat_unblocked_picks += 1;
@@ -461,7 +492,11 @@ impl Scheduler for Atropos {
     fn dump(&self, ctx: &SchedCtx) -> String {
         use std::fmt::Write;
         let mut s = String::new();
-        let _ = writeln!(s, "atropos: rr={} intended={}", self.waitq_rrobin, self.intended);
+        let _ = writeln!(
+            s,
+            "atropos: rr={} intended={}",
+            self.waitq_rrobin, self.intended
+        );
         for (i, pc) in self.pcpus.iter().enumerate() {
             let cur = ctx.current(PcpuId(i as u32));
             let _ = write!(s, "pcpu{i}: cur={:?}", cur.map(|v| v.0));

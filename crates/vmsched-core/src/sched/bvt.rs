@@ -219,7 +219,8 @@ impl Bvt {
         let u = &self.units[v.idx()];
         let ranfor = now.0.wrapping_sub(u.lastschd.0) as u32;
         let mcus = ranfor.wrapping_add(MCU_NS - 1) / MCU_NS;
-        u.avt.wrapping_add(mcus.wrapping_mul(self.dom_of(ctx, v).mcu_advance))
+        u.avt
+            .wrapping_add(mcus.wrapping_mul(self.dom_of(ctx, v).mcu_advance))
     }
 
     /// Xen's `calc_evt`.
@@ -505,7 +506,7 @@ impl Scheduler for Bvt {
             ctx.tickle(PcpuId(id));
         } else {
             let dom = DomId((id - n) / 2);
-            if (id - n) % 2 == 0 {
+            if (id - n).is_multiple_of(2) {
                 self.warp_timeout(ctx, dom);
             } else {
                 self.unwarp_timeout(ctx, dom);
@@ -536,7 +537,12 @@ impl Scheduler for Bvt {
         let _ = writeln!(s, "bvt: ctx_allow={} ns", self.ctx_allow);
         for (i, pc) in self.pcpus.iter().enumerate() {
             let cur = ctx.current(PcpuId(i as u32));
-            let _ = write!(s, "pcpu{i}: svt={:#x} cur={:?} runq=[", pc.svt, cur.map(|v| v.0));
+            let _ = write!(
+                s,
+                "pcpu{i}: svt={:#x} cur={:?} runq=[",
+                pc.svt,
+                cur.map(|v| v.0)
+            );
             for v in &pc.runq {
                 let u = &self.units[v.idx()];
                 let _ = write!(s, " v{}(avt={:#x} evt={:#x})", v.0, u.avt, u.evt);

@@ -100,7 +100,13 @@ impl Placer {
     /// Choose the PCPU of `v`, which is being created (VCPUs are created in
     /// id order, so VCPU i−1 of its domain is already placed), set it as
     /// `v`'s processor and count it.
-    pub fn place(&mut self, ctx: &mut SchedCtx, v: VcpuId, rule: CreationRule, pin: PinRule) -> PcpuId {
+    pub fn place(
+        &mut self,
+        ctx: &mut SchedCtx,
+        v: VcpuId,
+        rule: CreationRule,
+        pin: PinRule,
+    ) -> PcpuId {
         let dom = ctx.domain_of(v);
         let index = ctx.vcpu_index(v);
         let all = ctx.topology().all();
@@ -109,7 +115,11 @@ impl Placer {
         let is_dom0 = dom == DomId(0) && ctx.is_driver(dom);
         // Xen 2.0 created the domain where it was pinned; later releases
         // created it anywhere and moved it when the toolstack pinned it.
-        let candidates = if pin == PinRule::CreateWithin { hard } else { all };
+        let candidates = if pin == PinRule::CreateWithin {
+            hard
+        } else {
+            all
+        };
         let created = if index > 0 {
             let prev = ctx.processor(VcpuId(v.0 - 1));
             candidates.cycle(prev)

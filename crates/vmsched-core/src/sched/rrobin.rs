@@ -30,7 +30,10 @@ const PARAMS: &[ParamSpec] = &[ParamSpec {
     unit: "ns",
     // Xen keeps the slice in a signed 32-bit field when arming the timer;
     // below 1 us a PCPU would do nothing but reschedule.
-    kind: ParamKind::Int { min: 1_000, max: i32::MAX as i64 },
+    kind: ParamKind::Int {
+        min: 1_000,
+        max: i32::MAX as i64,
+    },
     default: Default::Int(RR_SLICE_NS),
     scope: ParamScope::Global,
     doc: "Fixed time slice (xm rrobin SLICE).",
@@ -96,7 +99,8 @@ impl Scheduler for RoundRobin {
     fn init_domain(&mut self, _ctx: &mut SchedCtx, _dom: DomId, _params: &Params) {}
 
     fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
-        self.placer.place(ctx, v, CreationRule::Xen20, PinRule::CreateWithin);
+        self.placer
+            .place(ctx, v, CreationRule::Xen20, PinRule::CreateWithin);
     }
 
     fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {

@@ -204,7 +204,11 @@ fn check_domain(g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError>
     let timed = p.is_explicit("period") || p.is_explicit("slice");
     let weight = p.int("weight");
     if weight != 0 && timed {
-        let field = if p.is_explicit("period") { "period" } else { "slice" };
+        let field = if p.is_explicit("period") {
+            "period"
+        } else {
+            "slice"
+        };
         return err(
             field,
             format!("is given together with weight {weight}; expected either weight (weight mode, as xl sched-sedf -w) or period and slice (time-driven); set weight = 0 to make a weighted domain time-driven"),
@@ -231,12 +235,22 @@ fn check_domain(g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError>
             if slice < SLICE_MIN_NS || slice > period {
                 return err(
                     "slice",
-                    format!("{} ms is not allowed; expected 0.005 ms <= slice <= period ({} ms)", p.float("slice"), p.float("period")),
+                    format!(
+                        "{} ms is not allowed; expected 0.005 ms <= slice <= period ({} ms)",
+                        p.float("slice"),
+                        p.float("period")
+                    ),
                 );
             }
         } else {
             if period <= 0 {
-                return err("period", format!("{} ms is not allowed; expected period > 0", p.float("period")));
+                return err(
+                    "period",
+                    format!(
+                        "{} ms is not allowed; expected period > 0",
+                        p.float("period")
+                    ),
+                );
             }
             if slice <= 0 || slice > period {
                 return err(
@@ -387,7 +401,10 @@ impl Sedf {
     /// Insert after every element whose key is not greater (FIFO among equals).
     fn insert_sorted(units: &[Unit], q: &mut Vec<VcpuId>, v: VcpuId, key: impl Fn(&Unit) -> i64) {
         let k = key(&units[v.idx()]);
-        let pos = q.iter().position(|x| k < key(&units[x.idx()])).unwrap_or(q.len());
+        let pos = q
+            .iter()
+            .position(|x| k < key(&units[x.idx()]))
+            .unwrap_or(q.len());
         q.insert(pos, v);
     }
 
@@ -511,7 +528,11 @@ impl Sedf {
     fn desched_extra(&mut self, p: PcpuId, v: VcpuId, now: i64) {
         let era = self.era;
         let u = &mut self.units[v.idx()];
-        let i = if u.status & EXTRA_RUN_PEN != 0 { PEN } else { UTIL };
+        let i = if u.status & EXTRA_RUN_PEN != 0 {
+            PEN
+        } else {
+            UTIL
+        };
         u.status &= !(EXTRA_RUN_PEN | EXTRA_RUN_UTIL);
         // As coded: a fresh slice, which also discards any EDF overrun.
         u.cputime = 0;
@@ -531,7 +552,8 @@ impl Sedf {
                     u.short_block_lost_tot = 0;
                     u.status &= !EXTRA_WANT_PEN_Q;
                 } else {
-                    u.score[PEN] = ((u.period << SCORE_FRACTION_BITS) / u.short_block_lost_tot) as i32;
+                    u.score[PEN] =
+                        ((u.period << SCORE_FRACTION_BITS) / u.short_block_lost_tot) as i32;
                     oldscore = 0;
                 }
             }
@@ -1001,7 +1023,12 @@ impl Scheduler for Sedf {
         };
         for (i, pc) in self.pcpus.iter().enumerate() {
             let cur = ctx.current(PcpuId(i as u32));
-            let _ = write!(s, "pcpu{i}: cur={:?} expires={}", cur.map(|v| v.0), pc.current_slice_expires);
+            let _ = write!(
+                s,
+                "pcpu{i}: cur={:?} expires={}",
+                cur.map(|v| v.0),
+                pc.current_slice_expires
+            );
             show(&mut s, "runq", &pc.runq);
             show(&mut s, "waitq", &pc.waitq);
             show(&mut s, "pen", &pc.extraq[PEN]);

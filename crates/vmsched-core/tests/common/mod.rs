@@ -45,8 +45,14 @@ pub fn running_ns(sim: &Simulation, dom: &str) -> u64 {
 /// event lies between the last one processed and `t`, so the current
 /// states extend exactly to `t`.
 pub fn running_ns_at(sim: &Simulation, dom: &str, t: Time) -> u64 {
-    assert!(t >= sim.now(), "{t:?} is before the last event {:?}", sim.now());
-    vcpus_of(sim, dom).map(|v| sim.vcpus()[v].state_ns_at(t)[0]).sum()
+    assert!(
+        t >= sim.now(),
+        "{t:?} is before the last event {:?}",
+        sim.now()
+    );
+    vcpus_of(sim, dom)
+        .map(|v| sim.vcpus()[v].state_ns_at(t)[0])
+        .sum()
 }
 
 /// A domain's CPU share of the measured time, in % of one PCPU.
@@ -56,7 +62,9 @@ pub fn cpu_pct(sim: &Simulation, dom: &str) -> f64 {
 
 /// Context switches onto PCPUs of a domain's VCPUs.
 pub fn switches(sim: &Simulation, dom: &str) -> u64 {
-    vcpus_of(sim, dom).map(|v| sim.vcpus()[v].context_switches).sum()
+    vcpus_of(sim, dom)
+        .map(|v| sim.vcpus()[v].context_switches)
+        .sum()
 }
 
 /// The PCPU a domain's VCPU `i` was placed on (its processor).
@@ -123,7 +131,11 @@ pub fn check_invariants(toml: &str, step_ns: u64) {
         }
         for (i, vc) in sim.vcpus().iter().enumerate() {
             if let Some(p) = vc.running_on {
-                assert_eq!(sim.pcpus()[p.idx()].current.map(|x| x.idx()), Some(i), "vcpu {i} marked running but not current");
+                assert_eq!(
+                    sim.pcpus()[p.idx()].current.map(|x| x.idx()),
+                    Some(i),
+                    "vcpu {i} marked running but not current"
+                );
             }
         }
         if prog.finished {
@@ -135,7 +147,11 @@ pub fn check_invariants(toml: &str, step_ns: u64) {
     let mut running = 0u64;
     for (i, vc) in sim.vcpus().iter().enumerate() {
         let s = vc.state_ns_at(now);
-        assert_eq!(s.iter().sum::<u64>(), elapsed, "vcpu {i}: states {s:?} do not sum to {elapsed} ns");
+        assert_eq!(
+            s.iter().sum::<u64>(),
+            elapsed,
+            "vcpu {i}: states {s:?} do not sum to {elapsed} ns"
+        );
         running += s[0];
     }
     let summary = sim.summary(0.0);
