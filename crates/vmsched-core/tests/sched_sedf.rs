@@ -101,6 +101,28 @@ fn xen30_placement_example_with_dom0() {
     assert_near("G3", cpu_pct(&sim, "vm3"), 50.0, 0.01);
 }
 
+/// On SMT hosts only one thread per core is a candidate (§11 item 2), and
+/// which one changed: Xen 3.0 takes the last thread of each core (PCPUs 3
+/// and 7 on 2 cores × 4 threads), Xen 4.x the first non-primary thread
+/// (PCPUs 1 and 5). Ties go to the highest candidate in both.
+#[test]
+fn smt_placement_by_release() {
+    let toml = |version: &str| {
+        let mut s = format!(
+            "[host]\n[host.topology]\ncores = 2\nthreads = 4\n[scheduler]\nname = \"sedf\"\nxen_version = \"{version}\"\n[run]\nduration_s = 0.1\n"
+        );
+        for i in 0..4 {
+            s.push_str(&format!("[[domain]]\nname = \"g{i}\"\n[domain.workload]\n{HOG}\n"));
+        }
+        s
+    };
+    for (version, want) in [("3.0.2", [7, 3, 7, 3]), ("4.5", [5, 1, 5, 1])] {
+        let sim = run(&toml(version));
+        let got: Vec<u32> = (0..4).map(|i| pcpu_of(&sim, &format!("g{i}"), 0)).collect();
+        assert_eq!(got, want, "{version}");
+    }
+}
+
 // ----- extratime, caps, reservations --------------------------------------------------
 
 /// Extratime off is a hard cap at slice/period even when the host is idle:

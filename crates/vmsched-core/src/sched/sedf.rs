@@ -43,11 +43,12 @@
 //! weighted slices frozen until the next adjust; 32-bit scores that truncate.
 //!
 //! Deviations (see `docs/schedulers/sedf.md`): no cpupools and no tasklets;
-//! Xen computes `should_switch` against the PCPU's current slice expiry, which
-//! we keep the same way; a `wake` that finds the VCPU still queued after a
-//! `sleep` on its PCPU (possible only because vmsched's pause is not
-//! synchronous) just clears the sleep; time-driven domains need slice > 0 in
-//! every version (Xen 3.0.0–3.0.1 accepted 0 and then divided by it).
+//! time-driven domains need slice > 0 in every version (Xen 3.0.0–3.0.1
+//! accepted 0 and then divided by it); a `wake` that finds the VCPU still
+//! queued after a `sleep` on its PCPU (possible only because vmsched's pause
+//! is not synchronous) just clears the sleep; `latency`/`extratime` given
+//! alone keep the domain's mode instead of resubmitting period and slice as
+//! `xl` would.
 //!
 //! Hooks: `init`, `init_domain`, `insert_vcpu` (placement by release),
 //! `wake`, `sleep`, `do_schedule`, `pick_cpu`, `adjust`.
@@ -777,9 +778,6 @@ impl Sedf {
         let mut sumw = vec![0i64; n];
         let mut sumt = vec![0i64; n];
         for (i, u) in self.units.iter().enumerate() {
-            if u.period_orig == 0 {
-                continue; // not inserted yet
-            }
             let p = ctx.processor(VcpuId(i as u32)).idx();
             if u.weight != 0 {
                 sumw[p] += u.weight;
