@@ -112,7 +112,9 @@ fn smt_placement_by_release() {
             "[host]\n[host.topology]\ncores = 2\nthreads = 4\n[scheduler]\nname = \"sedf\"\nxen_version = \"{version}\"\n[run]\nduration_s = 0.1\n"
         );
         for i in 0..4 {
-            s.push_str(&format!("[[domain]]\nname = \"g{i}\"\n[domain.workload]\n{HOG}\n"));
+            s.push_str(&format!(
+                "[[domain]]\nname = \"g{i}\"\n[domain.workload]\n{HOG}\n"
+            ));
         }
         s
     };

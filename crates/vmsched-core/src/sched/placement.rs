@@ -9,8 +9,9 @@
 //! `sched_select_initial_cpu`; these schedulers call [`Placer::place`] from
 //! `insert_vcpu` instead, which reproduces the older rules:
 //!
-//! * **Xen 2.0** (`DOM0_CREATEDOMAIN`): the PCPU hosting the fewest domains,
-//!   ties to the lowest-numbered one. A domain pinned with `cpu=N` starts on
+//! * **Xen 2.0** (`DOM0_CREATEDOMAIN`): the PCPU hosting the fewest domains
+//!   (counted as VCPUs: the same with 2.0's one VCPU per domain), ties to
+//!   the lowest-numbered one. A domain pinned with `cpu=N` starts on
 //!   `N`; vmsched restricts the choice to the domain's hard affinity, which
 //!   for a single-PCPU affinity is exactly `cpu=N`.
 //! * **Xen 3.0** (`DOM0_CREATEDOMAIN` / `DOM0_MAX_VCPUS`): VCPU 0 goes to the
