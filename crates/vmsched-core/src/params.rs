@@ -474,7 +474,12 @@ pub fn validate_one(spec: &ParamSpec, v: &Json, path: &str) -> Result<Value, Sce
                         format!("{} is {}; expected a table", show(x), json_type_name(x)),
                     )
                 })?;
-                out.push(validate(fields, t, &p, &format!("an entry of {}", spec.name))?);
+                out.push(validate(
+                    fields,
+                    t,
+                    &p,
+                    &format!("an entry of {}", spec.name),
+                )?);
             }
             Ok(Value::TableList(out))
         }

@@ -305,7 +305,11 @@ fn c8_only_over_or_idle_pcpus_steal() {
     let r = run(&doms(256));
     assert!(counter(&r, "steals") > 50);
     for d in ["a", "b", "p"] {
-        assert!((cpu_pct(&r, d) - 66.67).abs() < 3.0, "{d} {:.2}", cpu_pct(&r, d));
+        assert!(
+            (cpu_pct(&r, d) - 66.67).abs() < 3.0,
+            "{d} {:.2}",
+            cpu_pct(&r, d)
+        );
     }
 }
 

@@ -153,8 +153,8 @@ fn case() -> impl Strategy<Value = Case> {
                 } else {
                     Just(0u32).boxed()
                 };
-                (rl, prop::collection::vec(domain(n), 1..=6)).prop_map(move |(ratelimit_us, doms)| {
-                    Case {
+                (rl, prop::collection::vec(domain(n), 1..=6)).prop_map(
+                    move |(ratelimit_us, doms)| Case {
                         topo,
                         version,
                         tslice_ms,
@@ -163,8 +163,8 @@ fn case() -> impl Strategy<Value = Case> {
                         warmup_ms: warm * duration_ms / 10,
                         seed: seed % 1000,
                         doms,
-                    }
-                })
+                    },
+                )
             },
         )
 }

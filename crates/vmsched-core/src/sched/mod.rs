@@ -29,10 +29,15 @@
 //! | [`Scheduler::remove_vcpu`] | a VCPU leaves (hot-unplug) |
 
 pub mod arinc653;
+pub mod atropos;
+pub mod bvt;
 pub mod credit;
 pub mod credit2;
 pub mod null;
+pub mod placement;
+pub mod rrobin;
 pub mod rtds;
+pub mod sedf;
 
 use crate::cpumask::CpuMask;
 use crate::domain::Vcpu;
@@ -392,6 +397,10 @@ pub fn registry() -> &'static [SchedulerInfo] {
         rtds::INFO,
         null::INFO,
         arinc653::INFO,
+        sedf::INFO,
+        bvt::INFO,
+        atropos::INFO,
+        rrobin::INFO,
     ];
     REGISTRY
 }
@@ -418,7 +427,12 @@ pub(crate) fn reject_boot_changes(
             continue;
         };
         for (name, v) in params.iter() {
-            let boot = sc.scheduler.params.iter().find(|(n, _)| *n == name).map(|(_, b)| b);
+            let boot = sc
+                .scheduler
+                .params
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, b)| b);
             if boot_only.contains(&name) && boot != Some(v) {
                 return Err(ScenarioError::new(
                     format!("action[{i}].{name}"),
