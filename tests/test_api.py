@@ -224,9 +224,19 @@ def test_progress_callback_sees_the_whole_run():
     assert [now for now, _ in seen] == sorted(now for now, _ in seen)
 
 
-def test_catalogue_lists_credit_and_every_workload():
+def test_catalogue_lists_every_scheduler_and_workload():
     cat = vmsched.catalogue()
-    assert [s["name"] for s in cat["schedulers"]] == ["credit"]
+    assert [s["name"] for s in cat["schedulers"]] == [
+        "credit",
+        "credit2",
+        "rtds",
+        "null",
+        "arinc653",
+        "sedf",
+        "bvt",
+        "atropos",
+        "rrobin",
+    ]
     kinds = {w["kind"] for w in cat["workloads"]}
     assert {"idle", "cpu-hog", "duty-cycle", "sysbench-cpu", "transient"} <= kinds
     assert "default" in cat["profiles"]

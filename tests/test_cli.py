@@ -120,8 +120,9 @@ def test_doc_summary_of_pages_without_one(tmp_path):
 def test_unknown_scheduler_name(capsys):
     assert cli.main(["schedulers", "credti"]) == 2
     err = capsys.readouterr().err
+    known = ", ".join(sch["name"] for sch in vmsched.catalogue()["schedulers"])
     assert err == (
-        'vmsched: error: NAME: unknown scheduler "credti"; expected one of credit; '
+        f'vmsched: error: NAME: unknown scheduler "credti"; expected one of {known}; '
         "did you mean 'credit'?\n"
     )
 
@@ -152,8 +153,9 @@ def test_bench_quick_writes_its_measurements(tmp_path):
 def test_bench_unknown_scheduler_is_bad_input():
     proc = vmsched_cmd("bench", "--scheduler", "credti", "--quick")
     assert proc.returncode == 2
+    known = ", ".join(sch["name"] for sch in vmsched.catalogue()["schedulers"])
     assert proc.stderr == (
-        'vmsched: error: --scheduler: unknown scheduler "credti"; expected one of credit; '
+        f'vmsched: error: --scheduler: unknown scheduler "credti"; expected one of {known}; '
         "did you mean 'credit'?\n"
     )
 

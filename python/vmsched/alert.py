@@ -70,7 +70,7 @@ SMP_TARGET_PCT = 66.0
 #: PCPUs of the two variants.
 PCPUS, SMP_PCPUS = 1, 2
 #: The paper ran Xen 3.0.3; its Credit debited credit by sampling at the 10 ms tick.
-PAPER_XEN_VERSION = "3.0"
+PAPER_XEN_VERSION = "3.0.3"
 #: xenbaked (XenMon's collector) polls the trace buffers every 100 ms by default (`-s`).
 XENBAKED_POLL_MS = 100.0
 #: Dom0's CPU demand under the default `xenmon` load: an assumption (the paper gives
@@ -161,15 +161,17 @@ def relative_error_pct(usage_pct: Any, target_pct: float) -> Any:
     return (np.asarray(usage_pct, dtype="float64") - target_pct) / target_pct * 100.0
 
 
-def _parse_version(text: str) -> tuple[int, int] | None:
+def _parse_version(text: str) -> tuple[int, int, int] | None:
+    """ "4.22" -> (4, 22, 0); "3.0.3" -> (3, 0, 3), as the core compares releases."""
     parts = str(text).strip().split(".")
     if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
         return None
-    return int(parts[0]), int(parts[1])
+    major, minor, patch = (int(p) for p in (parts + ["0"])[:3])
+    return major, minor, patch
 
 
-def _fmt_version(v: tuple[int, int]) -> str:
-    return f"{v[0]}.{v[1]}"
+def _fmt_version(v: tuple[int, int, int]) -> str:
+    return f"{v[0]}.{v[1]}" if v[2] == 0 else f"{v[0]}.{v[1]}.{v[2]}"
 
 
 def _fmt_pct(x: float) -> str:
@@ -197,7 +199,9 @@ def _param(info: dict[str, Any], name: str, scope: str) -> dict[str, Any] | None
     return None
 
 
-def _version_range(spec: dict[str, Any]) -> tuple[tuple[int, int], tuple[int, int]]:
+def _version_range(
+    spec: dict[str, Any],
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     lo, hi = spec["range"].split("..")
     plo, phi = _parse_version(lo), _parse_version(hi)
     if plo is None or phi is None:
@@ -227,7 +231,7 @@ def _allocation_for(info: dict[str, Any]) -> Allocation:
 def resolve_version(scheduler: str, requested: str | None) -> str | None:
     """The `xen_version` ALERT uses for `scheduler` (None if it has no such parameter).
 
-    Without a request: the paper's "3.0" when the scheduler has it, otherwise the
+    Without a request: the paper's "3.0.3" when the scheduler has it, otherwise the
     earliest release in which the scheduler exists and can hold an allocation.
     """
     info = _scheduler_info(scheduler)
@@ -252,7 +256,7 @@ def resolve_version(scheduler: str, requested: str | None) -> str | None:
             f'"{requested}" is not a Xen version; expected a version such as "3.0" or "4.22"',
             path="alert.xen_version",
         )
-    if not lo <= v <= hi:
+    if not (lo <= v and v[:2] <= hi[:2]):
         raise ScenarioError(
             f'"{requested}" is out of range for {scheduler}; expected a Xen version from '
             f'"{_fmt_version(lo)}" to "{_fmt_version(hi)}"',
@@ -889,7 +893,7 @@ def run_alert(
     `targets` (% of one PCPU, each in (0, 100]) default to the paper's 18, or to
     (1, 5, 10, 50, 90) with `quick`; `duration_s` per target defaults to 180 s
     (600 s with `smp`, 10 s with `quick`). `xen_version` defaults to the paper's
-    "3.0" where the scheduler has it. `smp` runs the paper's SMP variant: 2 PCPUs,
+    "3.0.3" where the scheduler has it. `smp` runs the paper's SMP variant: 2 PCPUs,
     Dom0, Dom1 and Dom2 each a CPU hog allocated 66 % (or each target given).
     `dom0_load` ("xenmon", "hog" or "idle", single-PCPU variant only) is what Dom0
     runs under its 6 % allocation. Targets run in parallel on `jobs` processes
@@ -1500,7 +1504,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--xen-version",
         default=None,
         metavar="V",
-        help='Xen release whose behaviour to reproduce (default: "3.0", the paper\'s, where '
+        help='Xen release whose behaviour to reproduce (default: "3.0.3", the paper\'s, where '
         "the scheduler has it)",
     )
     p.add_argument(

@@ -190,9 +190,13 @@ def _select(items: list[dict[str, Any]], key: str, name: str | None, what: str) 
 
 def _params_table(params: list[dict[str, Any]], with_scope: bool) -> Table:
     table = Table(show_edge=False, header_style="bold")
-    cols = ["parameter"] + (["scope"] if with_scope else []) + ["unit", "default", "range"]
-    for col in cols:
+    # Names are never cut; long defaults and ranges fold instead.
+    widest = max((len(p["name"]) for p in params), default=9)
+    table.add_column("parameter", no_wrap=True, min_width=max(widest, 9))
+    for col in (["scope"] if with_scope else []) + ["unit"]:
         table.add_column(col, no_wrap=True)
+    table.add_column("default", overflow="fold", max_width=16)
+    table.add_column("range", overflow="fold", max_width=20)
     table.add_column("description", overflow="fold")
     for p in params:
         scope = [p["scope"]] if with_scope else []

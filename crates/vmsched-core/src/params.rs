@@ -69,38 +69,68 @@ pub struct ParamSpec {
     pub doc: &'static str,
 }
 
-/// A Xen release number, compared numerically ("4.9" < "4.10").
+/// A Xen release number such as "4.22" or "3.0.3", compared numerically
+/// ("4.9" < "4.10"). "4.22" means 4.22.0, the first release of that line; as
+/// the upper bound of a range, a line admits all its patch releases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Version {
     pub major: u16,
     pub minor: u16,
+    pub patch: u16,
 }
 
 impl Version {
-    /// `major.minor`.
+    /// `major.minor` (patch 0: the start of the release line).
     pub const fn new(major: u16, minor: u16) -> Version {
-        Version { major, minor }
+        Version {
+            major,
+            minor,
+            patch: 0,
+        }
     }
 
-    /// Parse "4.22" or "3.0.3" (the third component is accepted and ignored:
-    /// no scheduler behaviour changed within a minor release line).
+    /// `major.minor.patch`.
+    pub const fn with_patch(major: u16, minor: u16, patch: u16) -> Version {
+        Version {
+            major,
+            minor,
+            patch,
+        }
+    }
+
+    /// Parse "4.22" or "3.0.3".
     pub fn parse(s: &str) -> Option<Version> {
         let mut it = s.trim().split('.');
         let major = it.next()?.parse().ok()?;
         let minor = it.next()?.parse().ok()?;
-        if let Some(patch) = it.next() {
-            patch.parse::<u16>().ok()?;
-        }
+        let patch = match it.next() {
+            Some(p) => p.parse().ok()?,
+            None => 0,
+        };
         if it.next().is_some() {
             return None;
         }
-        Some(Version { major, minor })
+        Some(Version {
+            major,
+            minor,
+            patch,
+        })
+    }
+
+    /// Is this release within `min..=max`, where `max` admits every patch
+    /// release of its line?
+    pub fn within(self, min: Version, max: Version) -> bool {
+        self >= min && (self.major, self.minor) <= (max.major, max.minor)
     }
 }
 
 impl std::fmt::Display for Version {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
+        if self.patch == 0 {
+            write!(f, "{}.{}", self.major, self.minor)
+        } else {
+            write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+        }
     }
 }
 
@@ -422,7 +452,7 @@ pub fn validate_one(spec: &ParamSpec, v: &Json, path: &str) -> Result<Value, Sce
             // A bare number such as 4.2 is ambiguous ("4.2" vs "4.20"), so only strings.
             let s = v.as_str().ok_or_else(wrong_type)?;
             match Version::parse(s) {
-                Some(ver) if ver >= *min && ver <= *max => Ok(Value::Str(ver.to_string())),
+                Some(ver) if ver.within(*min, *max) => Ok(Value::Str(ver.to_string())),
                 Some(_) => Err(bad(format!(
                     "\"{s}\" is out of range; expected {}",
                     spec.expected()
@@ -685,7 +715,17 @@ mod tests {
     #[test]
     fn versions_compare_numerically() {
         assert!(Version::parse("4.9").unwrap() < Version::parse("4.10").unwrap());
-        assert_eq!(Version::parse("3.0.3"), Some(Version::new(3, 0)));
+        assert_eq!(Version::parse("3.0.3"), Some(Version::with_patch(3, 0, 3)));
+        assert!(Version::parse("3.0.3").unwrap() < Version::new(3, 1));
+        assert!(Version::parse("3.0.2").unwrap() < Version::parse("3.0.3").unwrap());
+        assert_eq!(Version::parse("3.0.3").unwrap().to_string(), "3.0.3");
+        assert_eq!(Version::parse("4.22").unwrap().to_string(), "4.22");
+        assert!(Version::parse("4.22.1")
+            .unwrap()
+            .within(Version::new(3, 0), Version::new(4, 22)));
+        assert!(!Version::parse("4.23")
+            .unwrap()
+            .within(Version::new(3, 0), Version::new(4, 22)));
         assert_eq!(Version::parse("x"), None);
     }
 }

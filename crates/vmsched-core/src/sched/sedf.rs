@@ -57,7 +57,7 @@ use super::placement::{vcpu_id_slot, CreationRule, PinRule, Placer};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
-use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params, Version};
 
 /// Length of every extra-time quantum, and the least gap before a waiting
 /// period start that extra time may use.
@@ -96,10 +96,9 @@ const PEN: usize = 0;
 const UTIL: usize = 1;
 
 /// Every release that shipped SEDF, oldest first.
-const VERSIONS: &[&str] = &[
-    "3.0.0", "3.0.1", "3.0.2", "3.0.3", "3.0.4", "3.1", "3.2", "3.3", "3.4", "4.0", "4.1", "4.2",
-    "4.3", "4.4", "4.5",
-];
+/// The oldest and newest releases with SEDF.
+const FIRST: Version = Version::new(3, 0);
+const LAST: Version = Version::new(4, 5);
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -145,7 +144,10 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "xen_version",
         unit: "",
-        kind: ParamKind::Choice(VERSIONS),
+        kind: ParamKind::Version {
+            min: FIRST,
+            max: LAST,
+        },
         default: Default::Str("4.5"),
         scope: ParamScope::Global,
         doc: "Xen release whose SEDF to reproduce: Dom0 defaults, penalty repayment, validation and placement.",
@@ -186,12 +188,15 @@ enum Era {
     V42,
 }
 
-fn era_of(version: &str) -> Era {
-    match version {
-        "3.0.0" | "3.0.1" => Era::V300,
-        "3.0.2" => Era::V302,
-        "4.2" | "4.3" | "4.4" | "4.5" => Era::V42,
-        _ => Era::V303,
+fn era_of(v: Version) -> Era {
+    if v < Version::with_patch(3, 0, 2) {
+        Era::V300
+    } else if v < Version::with_patch(3, 0, 3) {
+        Era::V302
+    } else if v >= Version::new(4, 2) {
+        Era::V42
+    } else {
+        Era::V303
     }
 }
 
@@ -200,7 +205,7 @@ fn ms_to_ns(ms: f64) -> i64 {
 }
 
 fn check_domain(g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError> {
-    let era = era_of(g.str("xen_version"));
+    let era = era_of(g.version("xen_version"));
     let err = |field: &str, msg: String| Err(ScenarioError::new(format!("{path}.{field}"), msg));
     let timed = p.is_explicit("period") || p.is_explicit("slice");
     let weight = p.int("weight");
@@ -260,7 +265,7 @@ fn check_domain(g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError>
                         "{} ms is not allowed; expected 0 < slice <= period ({} ms) (Xen {} accepted slice 0 and then divided by it)",
                         p.float("slice"),
                         p.float("period"),
-                        g.str("xen_version")
+                        g.version("xen_version")
                     ),
                 );
             }
@@ -356,9 +361,9 @@ pub struct Sedf {
 impl Sedf {
     /// A SEDF scheduler with validated global parameters.
     pub fn new(p: &Params) -> Sedf {
-        let version = p.str("xen_version");
+        let version = p.version("xen_version");
         let era = era_of(version);
-        let creation = if version.starts_with('3') {
+        let creation = if version.major == 3 {
             CreationRule::Xen30
         } else {
             CreationRule::Xen4
