@@ -17,6 +17,7 @@ pub struct LatencyHistogram {
     counts: Vec<u32>,
     total: u64,
     sum_ns: u128,
+    min_ns: u64,
     max_ns: u64,
 }
 
@@ -51,6 +52,7 @@ impl LatencyHistogram {
             self.counts.resize(b + 1, 0);
         }
         self.counts[b] = self.counts[b].saturating_add(1);
+        self.min_ns = if self.total == 0 { v_ns } else { self.min_ns.min(v_ns) };
         self.total += 1;
         self.sum_ns += u128::from(v_ns);
         self.max_ns = self.max_ns.max(v_ns);
@@ -76,7 +78,7 @@ impl LatencyHistogram {
     }
 
     /// The `q`-quantile (0 < q <= 1): the midpoint of the bucket holding it,
-    /// clamped to the exact maximum. 0 if empty.
+    /// clamped to the exact minimum and maximum. 0 if empty.
     pub fn quantile_ns(&self, q: f64) -> f64 {
         if self.total == 0 {
             return 0.0;
@@ -88,7 +90,7 @@ impl LatencyHistogram {
             if seen >= rank {
                 let (lo, hi) = bucket_range(b);
                 let mid = (lo + hi) as f64 / 2.0;
-                return mid.min(self.max_ns as f64);
+                return mid.clamp(self.min_ns as f64, self.max_ns as f64);
             }
         }
         self.max_ns as f64
@@ -99,6 +101,7 @@ impl LatencyHistogram {
         self.counts.clear();
         self.total = 0;
         self.sum_ns = 0;
+        self.min_ns = 0;
         self.max_ns = 0;
     }
 
@@ -109,6 +112,9 @@ impl LatencyHistogram {
         }
         for (a, b) in self.counts.iter_mut().zip(&o.counts) {
             *a = a.saturating_add(*b);
+        }
+        if o.total > 0 {
+            self.min_ns = if self.total == 0 { o.min_ns } else { self.min_ns.min(o.min_ns) };
         }
         self.total += o.total;
         self.sum_ns += o.sum_ns;
@@ -160,5 +166,21 @@ mod tests {
         }
         assert_eq!(h.max_ns(), 10_000_000);
         assert_eq!(h.count(), 10_000);
+    }
+
+    #[test]
+    fn quantiles_never_leave_the_observed_range() {
+        let mut h = LatencyHistogram::default();
+        for _ in 0..99 {
+            h.record(0);
+        }
+        h.record(5_000_000);
+        // The p50 bucket is [0, 128) ns: its midpoint would report 64 ns
+        // although every one of those wake-ups was immediate.
+        assert_eq!(h.quantile_ns(0.5), 0.0);
+        assert_eq!(h.quantile_ns(1.0), 5_000_000.0);
+        let mut one = LatencyHistogram::default();
+        one.record(3000);
+        assert_eq!(one.quantile_ns(0.5), 3000.0);
     }
 }
