@@ -52,7 +52,11 @@ impl LatencyHistogram {
             self.counts.resize(b + 1, 0);
         }
         self.counts[b] = self.counts[b].saturating_add(1);
-        self.min_ns = if self.total == 0 { v_ns } else { self.min_ns.min(v_ns) };
+        self.min_ns = if self.total == 0 {
+            v_ns
+        } else {
+            self.min_ns.min(v_ns)
+        };
         self.total += 1;
         self.sum_ns += u128::from(v_ns);
         self.max_ns = self.max_ns.max(v_ns);
@@ -114,7 +118,11 @@ impl LatencyHistogram {
             *a = a.saturating_add(*b);
         }
         if o.total > 0 {
-            self.min_ns = if self.total == 0 { o.min_ns } else { self.min_ns.min(o.min_ns) };
+            self.min_ns = if self.total == 0 {
+                o.min_ns
+            } else {
+                self.min_ns.min(o.min_ns)
+            };
         }
         self.total += o.total;
         self.sum_ns += o.sum_ns;
@@ -170,17 +178,25 @@ mod tests {
 
     #[test]
     fn quantiles_never_leave_the_observed_range() {
+        // Equal samples: the bucket midpoint would be off; clamping makes it exact.
         let mut h = LatencyHistogram::default();
-        for _ in 0..99 {
-            h.record(0);
+        for _ in 0..100 {
+            h.record(5000);
         }
-        h.record(5_000_000);
-        // The p50 bucket is [0, 128) ns: its midpoint would report 64 ns
-        // although every one of those wake-ups was immediate.
-        assert_eq!(h.quantile_ns(0.5), 0.0);
-        assert_eq!(h.quantile_ns(1.0), 5_000_000.0);
-        let mut one = LatencyHistogram::default();
-        one.record(3000);
-        assert_eq!(one.quantile_ns(0.5), 3000.0);
+        for q in [0.5, 0.95, 0.99, 1.0] {
+            assert_eq!(h.quantile_ns(q), 5000.0);
+        }
+        let mut z = LatencyHistogram::default();
+        z.record(0);
+        z.record(0);
+        assert_eq!(z.quantile_ns(0.5), 0.0, "all-immediate wake-ups report 0");
+        // Mixed samples: within the observed range, and within resolution.
+        let mut m = LatencyHistogram::default();
+        for v in [1500u64, 1600, 90_000] {
+            m.record(v);
+        }
+        let p50 = m.quantile_ns(0.5);
+        assert!((1500.0..=90_000.0).contains(&p50));
+        assert!((p50 - 1600.0).abs() / 1600.0 < 0.0625, "{p50}");
     }
 }
