@@ -43,6 +43,11 @@ def demo() -> vmsched.Result:
     return vmsched.run(SCENARIOS / "credit-three-vms.toml")
 
 
+def test_summary_echoes_the_scenario(demo):
+    assert demo.summary["scenario"] == demo.scenario.data
+    assert demo.summary["scenario"]["scheduler"]["name"] == demo.summary["scheduler"]
+
+
 def test_summary_has_the_contract_keys(demo):
     s = demo.summary
     assert SUMMARY_KEYS <= s.keys()
@@ -126,6 +131,8 @@ def test_builder_equals_the_same_scenario_from_toml():
     built.data["domain"][1]["name"] = "vm-light"
     from_file = vmsched.run(SCENARIOS / "credit-weights.toml").summary
     from_objects = vmsched.run(built).summary
+    # The echoed scenarios differ (the file has a title and comments); the results may not.
+    assert from_objects.pop("scenario") != from_file.pop("scenario")
     assert without_wall(from_objects) == without_wall(from_file) | {"title": ""}
 
 

@@ -234,6 +234,8 @@ def run(
             bar.close()
     wall = time.perf_counter() - t0
     summary = json.loads(sim.summary(wall))
+    # The scenario as run (after any overrides), so a result explains itself.
+    summary["scenario"] = sc.data
     result = Result(sc, summary, sim.series())
     if out is not None:
         result.save(out)
