@@ -56,11 +56,18 @@ pub struct Vcpu {
     pub running_on: Option<PcpuId>,
     /// Halted by its guest (no work).
     pub blocked: bool,
-    /// Pause count (parking by a cap, `xl pause`). Runnable only at 0.
+    /// The VCPU's own pause count (Xen's `v->pause_count`: parking by a
+    /// scheduler's cap). Runnable only at 0.
     pub pause_count: u16,
+    /// Its domain's pause count (Xen's `d->pause_count`: `xl pause`, one
+    /// count per toolstack pause, the same on every VCPU of the domain).
+    /// Kept apart from `pause_count`, as in Xen, so that an administrator's
+    /// pause and a scheduler's parking never lift each other. Runnable only at 0.
+    pub domain_pause: u16,
     /// Being migrated (Xen's `_VPF_migrating`): not runnable until moved.
     pub migrating: bool,
-    /// Online (VCPU hotplug).
+    /// Online (VCPU hotplug, `xl vcpu-set`; Xen's `_VPF_down` cleared). An
+    /// offline VCPU stays known to the scheduler (inserted), as in Xen.
     pub online: bool,
     /// The guest work it holds.
     pub item: Option<WorkItem>,
@@ -89,17 +96,23 @@ impl Vcpu {
     /// May a scheduler run it? (Xen's `vcpu_runnable`.)
     #[inline]
     pub fn runnable(&self) -> bool {
-        !self.blocked && self.pause_count == 0 && !self.migrating && self.online
+        !self.blocked
+            && self.pause_count == 0
+            && self.domain_pause == 0
+            && !self.migrating
+            && self.online
     }
 
-    /// The run state its flags imply.
+    /// The run state its flags imply. As Xen's runstate: a halted VCPU is
+    /// Blocked even while paused (blocked takes precedence over paused), an
+    /// offline one is Offline whatever its guest did.
     #[inline]
     pub fn implied_state(&self) -> RunState {
         if self.running_on.is_some() {
             RunState::Running
         } else if self.blocked && self.online {
             RunState::Blocked
-        } else if self.pause_count > 0 || !self.online {
+        } else if self.pause_count > 0 || self.domain_pause > 0 || !self.online {
             RunState::Offline
         } else {
             RunState::Runnable

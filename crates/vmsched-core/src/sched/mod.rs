@@ -18,15 +18,15 @@
 //! | [`Scheduler::init`] | the host is built (PCPUs known) |
 //! | [`Scheduler::init_domain`] | a domain is created, with its validated parameters |
 //! | [`Scheduler::insert_vcpu`] | a VCPU joins the scheduler (it is not runnable yet) |
-//! | [`Scheduler::wake`] | a VCPU becomes runnable (work arrived, unpaused, migrated) |
+//! | [`Scheduler::wake`] | a VCPU becomes runnable (work arrived, unpaused, migrated, back online with work) |
 //! | [`Scheduler::do_schedule`] | a PCPU must choose what to run |
 //! | [`Scheduler::context_saved`] | the previous VCPU is off the PCPU |
-//! | [`Scheduler::sleep`] | a VCPU is paused or being migrated, queued or running |
+//! | [`Scheduler::sleep`] | a VCPU is paused, parked, taken offline or being migrated |
 //! | [`Scheduler::yield_`] | the running VCPU yields |
 //! | [`Scheduler::pick_cpu`] | a VCPU is being placed (migration) |
 //! | [`Scheduler::timer`] | a timer the scheduler armed fires |
 //! | [`Scheduler::adjust`] / [`Scheduler::adjust_global`] | parameters change at run time |
-//! | [`Scheduler::remove_vcpu`] | a VCPU leaves (hot-unplug) |
+//! | [`Scheduler::remove_vcpu`] | a VCPU leaves (domain destroyed; not hot-unplug, which is `sleep`) |
 
 pub mod arinc653;
 pub mod atropos;
@@ -84,7 +84,9 @@ pub trait Scheduler: Send {
     /// runnable yet (it is woken when its guest gets work).
     fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId);
 
-    /// A VCPU leaves the scheduler (hot-unplug). It is neither running nor runnable.
+    /// A VCPU leaves the scheduler (its domain is destroyed). It is neither
+    /// running nor runnable. Hot-unplug (`xl vcpu-set`) does not remove a
+    /// VCPU: as in Xen it stays inserted and the scheduler hears `sleep`.
     fn remove_vcpu(&mut self, _ctx: &mut SchedCtx, _v: VcpuId) {}
 
     /// `v` became runnable. May be called while `v` is still running (Xen
@@ -92,7 +94,11 @@ pub trait Scheduler: Send {
     fn wake(&mut self, ctx: &mut SchedCtx, v: VcpuId);
 
     /// `v` stopped being runnable for a reason other than blocking (pause,
-    /// parking, migration). If it is running, tickle its PCPU; if queued, dequeue it.
+    /// parking, migration, going offline). If it is running, tickle its
+    /// PCPU; if queued, dequeue it. For `xl pause` and hotplug the engine
+    /// calls it, as Xen's `vcpu_sleep_nosync` does, whenever `v` is not
+    /// runnable after the change, even if it already was not (blocked or
+    /// paused): it must then do nothing harmful.
     fn sleep(&mut self, ctx: &mut SchedCtx, v: VcpuId);
 
     /// The running VCPU `v` yields; a `do_schedule` on its PCPU follows at once.
@@ -316,11 +322,20 @@ impl<'a> SchedCtx<'a> {
         self.w.cancel_sched_timer(id);
     }
 
-    /// Would `v` become runnable if one pause were lifted? (It is not blocked,
-    /// migrating or offline, and this is its only pause.)
+    /// Would `v` become runnable if one of its own pauses were lifted? (It
+    /// is not blocked, migrating, offline or paused with its domain, and this
+    /// is its only pause.)
     pub fn unpause_would_wake(&self, v: VcpuId) -> bool {
         let vc = self.vcpu(v);
-        vc.pause_count == 1 && !vc.blocked && !vc.migrating && vc.online
+        vc.pause_count == 1 && vc.domain_pause == 0 && !vc.blocked && !vc.migrating && vc.online
+    }
+
+    /// Is `v` online (not taken down by VCPU hotplug, Xen's `is_vcpu_online`)?
+    /// An offline VCPU stays inserted in the scheduler; only a scheduler
+    /// that treats offlining apart from pausing (null) needs to ask.
+    #[inline]
+    pub fn is_online(&self, v: VcpuId) -> bool {
+        self.vcpu(v).online
     }
 
     /// Pause `v` (e.g. parking by a cap). The engine then calls `sleep(v)`.
