@@ -65,13 +65,79 @@ pub struct DomainSpec {
 /// What a timed action changes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ActionWhat {
-    /// A domain's scheduler parameters: the complete new set.
-    Domain { dom: DomId, params: Params },
+    /// One domain: its scheduler parameters (the complete new set, or
+    /// `None` if the action sets none) and the toolstack operations on it.
+    /// Applied in this order: parameters, affinity, hotplug, pause.
+    Domain {
+        dom: DomId,
+        params: Option<Params>,
+        ops: DomainOps,
+    },
     /// The pool-wide parameters: the complete new set.
     Global { params: Params },
 }
 
-/// One `[[action]]`: what `xl sched-*` does at `at_s`.
+/// Toolstack operations on a domain besides its scheduler parameters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DomainOps {
+    /// `xl vcpu-pin DOM all CPUS`: the new hard affinity of every VCPU.
+    pub affinity: Option<CpuMask>,
+    /// `xl vcpu-set DOM N`: VCPUs `0..N` online, the others offline.
+    pub vcpus_online: Option<u32>,
+    /// `xl pause DOM` (true) or `xl unpause DOM` (false).
+    pub pause: Option<bool>,
+}
+
+/// The keys of a domain action that are toolstack operations, not scheduler
+/// parameters.
+pub const DOMAIN_OP_KEYS: &[&str] = &["pause", "vcpus_online", "affinity"];
+
+/// Most nested toolstack pauses Xen accepts on one domain
+/// (`domain_pause_by_systemcontroller` fails with EOVERFLOW at 255).
+pub const MAX_TOOLSTACK_PAUSES: u32 = 254;
+
+/// A domain as the toolstack sees it at some instant: what validating the
+/// next action on it needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DomainAdmin {
+    /// Its scheduler parameters (complete set).
+    pub params: Params,
+    /// Toolstack pauses not yet undone.
+    pub pauses: u32,
+    /// VCPUs online (`0..vcpus_online`).
+    pub vcpus_online: u32,
+}
+
+impl DomainAdmin {
+    /// Every domain of `sc` as it is created.
+    pub fn initial(sc: &Scenario) -> Vec<DomainAdmin> {
+        sc.domains
+            .iter()
+            .map(|d| DomainAdmin {
+                params: d.sched.clone(),
+                pauses: 0,
+                vcpus_online: d.vcpus,
+            })
+            .collect()
+    }
+
+    /// Record a validated action.
+    pub fn apply(&mut self, params: &Option<Params>, ops: &DomainOps) {
+        if let Some(p) = params {
+            self.params = p.clone();
+        }
+        if let Some(n) = ops.vcpus_online {
+            self.vcpus_online = n;
+        }
+        match ops.pause {
+            Some(true) => self.pauses += 1,
+            Some(false) => self.pauses -= 1,
+            None => {}
+        }
+    }
+}
+
+/// One `[[action]]`: what `xl` does at `at_s`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Action {
     pub at_ns: u64,
@@ -617,6 +683,139 @@ pub fn domain_adjustment(
     Ok((DomId(d as u32), new))
 }
 
+/// Resolve and validate one action on domain `dom_name` (scheduler
+/// parameters and toolstack operations together), given every domain's
+/// state just before it. `path` locates the action (`action[3]`).
+pub fn domain_action(
+    sc: &Scenario,
+    state: &[DomainAdmin],
+    dom_name: &str,
+    changes: &Map<String, Json>,
+    path: &str,
+) -> Result<(DomId, Option<Params>, DomainOps), ScenarioError> {
+    let info = sched::find(&sc.scheduler.name).expect("validated");
+    let Some(d) = sc.domains.iter().position(|d| d.name == dom_name) else {
+        let known: Vec<&str> = sc.domains.iter().map(|d| d.name.as_str()).collect();
+        return Err(err(
+            join_path(path, "domain"),
+            format!(
+                "unknown domain \"{dom_name}\"; expected one of {}{}",
+                known.join(", "),
+                suggestion(dom_name, known.iter().copied())
+            ),
+        ));
+    };
+    let mut sched_changes = Map::new();
+    let mut op_changes = Map::new();
+    for (k, v) in changes {
+        if DOMAIN_OP_KEYS.contains(&k.as_str()) {
+            op_changes.insert(k.clone(), v.clone());
+        } else if info.params.iter().any(|s| s.name == k)
+            || sched::registry()
+                .iter()
+                .any(|o| o.params.iter().any(|s| s.name == k))
+        {
+            // Scheduler parameters, of this scope or not: validation below
+            // says where a misplaced one belongs.
+            sched_changes.insert(k.clone(), v.clone());
+        } else {
+            let domain_params = info.params_of(ParamScope::Domain);
+            let mut known: Vec<&str> = vec!["at_s", "domain"];
+            known.extend(DOMAIN_OP_KEYS);
+            known.extend(domain_params.iter().map(|s| s.name));
+            return Err(err(
+                join_path(path, k),
+                format!(
+                    "unknown key '{k}'; expected at_s, domain, {} or a per-domain parameter of the {} scheduler ({}){}",
+                    DOMAIN_OP_KEYS.join(", "),
+                    info.name,
+                    if domain_params.is_empty() {
+                        "it has none".to_string()
+                    } else {
+                        names(&domain_params)
+                    },
+                    suggestion(k, known.iter().copied())
+                ),
+            ));
+        }
+    }
+    let params = if sched_changes.is_empty() {
+        None
+    } else {
+        let current: Vec<Params> = state.iter().map(|s| s.params.clone()).collect();
+        Some(domain_adjustment(sc, &current, dom_name, &sched_changes, path)?.1)
+    };
+    let spec = &sc.domains[d];
+    let now = &state[d];
+    let mut ops = DomainOps::default();
+    if let Some(a) = op_changes.get("affinity") {
+        ops.affinity = Some(parse_affinity(
+            a,
+            &join_path(path, "affinity"),
+            sc.host.topology.npcpus(),
+        )?);
+    }
+    if let Some(v) = op_changes.get("vcpus_online") {
+        let p = join_path(path, "vcpus_online");
+        let expected = format!(
+            "expected 1..={n} ({name} has {n} VCPU{s}; xl vcpu-set can neither exceed that nor take the last VCPU down)",
+            n = spec.vcpus,
+            name = spec.name,
+            s = if spec.vcpus == 1 { "" } else { "s" }
+        );
+        let n = match v.as_i64() {
+            Some(n) if v.is_i64() || v.is_u64() => n,
+            _ => {
+                return Err(err(
+                    p,
+                    format!("{} is {}; {expected}", show(v), type_name(v)),
+                ))
+            }
+        };
+        if n < 1 || n > i64::from(spec.vcpus) {
+            return Err(err(p, format!("{n} is out of range; {expected}")));
+        }
+        ops.vcpus_online = Some(n as u32);
+    }
+    if let Some(v) = op_changes.get("pause") {
+        let p = join_path(path, "pause");
+        match v {
+            Json::Bool(true) if now.pauses >= MAX_TOOLSTACK_PAUSES => {
+                return Err(err(
+                    p,
+                    format!(
+                        "true would pause {} a {}th time; expected at most {MAX_TOOLSTACK_PAUSES} nested pauses (Xen refuses more with EOVERFLOW)",
+                        spec.name,
+                        MAX_TOOLSTACK_PAUSES + 1
+                    ),
+                ))
+            }
+            Json::Bool(false) if now.pauses == 0 => {
+                return Err(err(
+                    p,
+                    format!(
+                        "false (xl unpause) but {} is not paused then; expected an earlier action with pause = true on it (Xen refuses to unpause a domain the toolstack has not paused)",
+                        spec.name
+                    ),
+                ))
+            }
+            Json::Bool(b) => ops.pause = Some(*b),
+            other => {
+                return Err(err(
+                    p,
+                    format!(
+                        "{} is {}; expected true (xl pause) or false (xl unpause)",
+                        show(other),
+                        type_name(other)
+                    ),
+                ))
+            }
+        }
+    }
+    sched::check_domain_ops(info.name, &ops, path)?;
+    Ok((DomId(d as u32), params, ops))
+}
+
 fn parse_actions(
     v: Option<&Json>,
     sc: &Scenario,
@@ -633,7 +832,7 @@ fn parse_actions(
             ),
         )
     })?;
-    let mut current: Vec<Params> = sc.domains.iter().map(|d| d.sched.clone()).collect();
+    let mut current = DomainAdmin::initial(sc);
     let mut global = sc.scheduler.params.clone();
     let mut out = Vec::new();
     let mut last_at = 0u64;
@@ -668,14 +867,14 @@ fn parse_actions(
         if changes.is_empty() {
             return Err(err(
                 &path,
-                "changes nothing; expected at least one parameter to set",
+                "changes nothing; expected at least one parameter to set, or pause, vcpus_online or affinity with a domain",
             ));
         }
         let what = match dom {
             Some(Json::String(name)) => {
-                let (dom, params) = domain_adjustment(sc, &current, &name, &changes, &path)?;
-                current[dom.idx()] = params.clone();
-                ActionWhat::Domain { dom, params }
+                let (dom, params, ops) = domain_action(sc, &current, &name, &changes, &path)?;
+                current[dom.idx()].apply(&params, &ops);
+                ActionWhat::Domain { dom, params, ops }
             }
             Some(other) => {
                 return Err(err(
@@ -688,6 +887,19 @@ fn parse_actions(
                 ));
             }
             None => {
+                if let Some(k) = DOMAIN_OP_KEYS.iter().find(|k| changes.contains_key(**k)) {
+                    return Err(err(
+                        join_path(&path, k),
+                        format!(
+                            "acts on one domain ({}), but this action has no domain; expected domain = \"NAME\" in the same action",
+                            match *k {
+                                "pause" => "xl pause / xl unpause DOMAIN",
+                                "vcpus_online" => "xl vcpu-set DOMAIN N",
+                                _ => "xl vcpu-pin DOMAIN all CPUS",
+                            }
+                        ),
+                    ));
+                }
                 let checked = validate_sched_params(info, ParamScope::Global, &changes, &path)?;
                 for (k, _) in &changes {
                     let (n, v) = checked.iter().find(|(n, _)| n == k).unwrap();

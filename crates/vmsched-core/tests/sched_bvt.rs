@@ -388,3 +388,66 @@ fn invariants_hold() {
         }
     }
 }
+
+/// A warped VCPU's effective virtual time `avt − warpvalue` is unsigned
+/// 32-bit. A fresh VCPU (avt = svt = 0) warped by 1 gets evt = 2^32 − 1,
+/// the value Xen's `bvt_do_schedule` starts its scan from with a strict
+/// `<`: it is never picked, even alone on an idle PCPU, and so never runs
+/// long enough to leave the warp (as coded; found by the work-conservation
+/// property in properties.rs). Warped by 2 it wraps to 2^32 − 2 and runs.
+#[test]
+fn warp_wrapping_to_vt_max_never_runs() {
+    for (warp, runs) in [(1, false), (2, true)] {
+        let sim = run_sim(&host(
+            1,
+            "",
+            0.5,
+            &[(
+                "warped",
+                &format!("warpback = true\nwarpvalue = {warp}\nwarpl = 0"),
+                HOG,
+            )],
+        ));
+        assert_eq!(running_ns(&sim, "warped") > 0, runs, "warpvalue {warp}");
+    }
+}
+
+/// Regression: a slice that overflows Xen's signed 32-bit `r_time` is a
+/// timer in the past. Xen then decides again and again, charging the chosen
+/// VCPU one MCU per round (it ran less than an MCU, but not 0 ns), until
+/// the slice is non-negative; vmsched used to repeat the same decision
+/// forever at one instant, so the run never ended (found by the property
+/// tests). The rounds are now made at once.
+///
+/// Here the hog is warped by 2^31 − 1, so its evt is 0x8000_0001; the waker
+/// (mcuadv 1, evt 0) preempts it at t = 0 with a lead of 0x8000_0001 units:
+/// lead + ctx_allow (5 ms) is negative as `s32`, and it takes
+/// 0x8000_0001 + 5 000 000 − (2^31 − 1) = 5 000 002 rounds until it is not.
+#[test]
+fn negative_slice_rounds_are_charged_at_once() {
+    let toml = |secs: f64| {
+        host(
+            1,
+            "",
+            secs,
+            &[
+                (
+                    "warped",
+                    "warpback = true\nwarpvalue = 2147483647\nwarpl = 0",
+                    HOG,
+                ),
+                (
+                    "waker",
+                    "mcuadv = 1",
+                    "kind = \"duty-cycle\"\nutil_pct = 20\nperiod_ms = 10\nrandom_phase = false",
+                ),
+            ],
+        )
+    };
+    let first = run_sim(&toml(0.005));
+    assert_eq!(sim_counter(&first, "past_timer_rounds"), 5_000_002);
+    // Then the waker gets its 20 % and the hog the rest.
+    let sim = run_sim(&toml(0.5));
+    assert_near("waker %", sim_cpu_pct(&sim, "waker"), 20.0, 0.1);
+    check_invariants(&toml(0.5), 100 * US);
+}

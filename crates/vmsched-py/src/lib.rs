@@ -161,7 +161,9 @@ impl Sim {
         })
     }
 
-    /// Change a domain's scheduler parameters now (`changes` is a JSON object).
+    /// Act on a domain now as `xl` would: `changes` is a JSON object with the
+    /// keys of a domain `[[action]]` (scheduler parameters, `pause`,
+    /// `vcpus_online`, `affinity`), validated the same way.
     fn adjust_domain(&mut self, domain: &str, changes: &str) -> PyResult<()> {
         guarded(|| {
             let v: serde_json::Value = serde_json::from_str(changes)

@@ -19,7 +19,7 @@ use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::metrics::Series;
 use crate::params::Params;
 use crate::rng::{stream_key, Rng};
-use crate::scenario::{Action, ActionWhat, Scenario};
+use crate::scenario::{Action, ActionWhat, DomainAdmin, DomainOps, Scenario};
 use crate::sched::{self, Deferred, SchedCtx, Scheduler};
 use crate::time::Time;
 use crate::workload::{self, GuestCtx, Workload};
@@ -224,7 +224,8 @@ pub struct Simulation {
     workloads: Vec<Box<dyn Workload>>,
     rngs: Vec<Rng>,
     scenario: Scenario,
-    domain_params: Vec<Params>,
+    /// Each domain as the toolstack sees it (parameters, pauses, VCPUs online).
+    admin: Vec<DomainAdmin>,
     global_params: Params,
     series: Series,
     /// Cumulative [running, runnable, blocked] per VCPU at the last sample.
@@ -302,6 +303,7 @@ impl Simulation {
                     running_on: None,
                     blocked: true,
                     pause_count: 0,
+                    domain_pause: 0,
                     migrating: false,
                     online: true,
                     item: None,
@@ -366,7 +368,7 @@ impl Simulation {
             sched,
             workloads,
             rngs,
-            domain_params: scenario.domains.iter().map(|d| d.sched.clone()).collect(),
+            admin: DomainAdmin::initial(scenario),
             global_params: scenario.scheduler.params.clone(),
             // The input tree (`source`) is not kept: it is the largest part
             // of a scenario (over 1 KB per domain) and nothing here reads it.
@@ -401,7 +403,7 @@ impl Simulation {
         self.sched.init(&mut SchedCtx::new(&mut self.w));
         for d in 0..self.w.doms.len() {
             let dom = DomId(d as u32);
-            let params = self.domain_params[d].clone();
+            let params = self.admin[d].params.clone();
             self.sched
                 .init_domain(&mut SchedCtx::new(&mut self.w), dom, &params);
             let (first, n) = (self.w.doms[d].first_vcpu, self.w.doms[d].nvcpus);
@@ -802,18 +804,150 @@ impl Simulation {
     fn apply_action(&mut self, index: usize) {
         let a: Action = self.scenario.actions[index].clone();
         match &a.what {
-            ActionWhat::Domain { dom, params } => {
-                self.domain_params[dom.idx()] = params.clone();
-                self.sched
-                    .adjust(&mut SchedCtx::new(&mut self.w), *dom, params);
-            }
+            ActionWhat::Domain { dom, params, ops } => self.apply_domain_action(*dom, params, ops),
             ActionWhat::Global { params } => {
                 self.global_params = params.clone();
                 self.sched
                     .adjust_global(&mut SchedCtx::new(&mut self.w), params);
+                self.drain_deferred();
             }
         }
-        self.drain_deferred();
+    }
+
+    /// What `xl` does to one domain, in this order: scheduler parameters
+    /// (`xl sched-*`), hard affinity (`xl vcpu-pin`), VCPUs online (`xl
+    /// vcpu-set`), pause or unpause. The toolstack runs on no simulated
+    /// PCPU: every reschedule it causes is a remote one (an IPI).
+    fn apply_domain_action(&mut self, dom: DomId, params: &Option<Params>, ops: &DomainOps) {
+        self.admin[dom.idx()].apply(params, ops);
+        let saved = self.w.local.take();
+        if let Some(p) = params {
+            self.sched.adjust(&mut SchedCtx::new(&mut self.w), dom, p);
+            self.drain_deferred();
+        }
+        if let Some(m) = ops.affinity {
+            self.pin_domain(dom, m);
+        }
+        if let Some(n) = ops.vcpus_online {
+            self.set_vcpus_online(dom, n);
+        }
+        match ops.pause {
+            Some(true) => self.pause_domain(dom),
+            Some(false) => self.unpause_domain(dom),
+            None => {}
+        }
+        self.w.local = saved;
+    }
+
+    /// Xen's `vcpu_sleep_nosync` after a toolstack or hotplug change: if `v`
+    /// is not runnable now, the scheduler hears `sleep`, even if `v` was not
+    /// runnable before either (Xen calls the hook whenever the VCPU is not
+    /// runnable after the change).
+    fn sleep_nosync(&mut self, v: VcpuId) {
+        self.w.update_state(v);
+        if !self.w.vcpus[v.idx()].runnable() {
+            self.sched.sleep(&mut SchedCtx::new(&mut self.w), v);
+            self.drain_deferred();
+        }
+    }
+
+    /// Xen's `vcpu_wake`: the scheduler hears `wake` if `v` is runnable now.
+    fn wake_nosync(&mut self, v: VcpuId) {
+        self.w.update_state(v);
+        if self.w.vcpus[v.idx()].runnable() {
+            self.sched.wake(&mut SchedCtx::new(&mut self.w), v);
+            self.drain_deferred();
+        }
+    }
+
+    fn vcpu_ids(&self, dom: DomId) -> std::ops::Range<u32> {
+        let d = &self.w.doms[dom.idx()];
+        d.first_vcpu..d.first_vcpu + d.nvcpus
+    }
+
+    /// `xl pause`: one more domain pause count on every VCPU
+    /// (`domain_pause`: `vcpu_sleep_nosync` on each). A running VCPU runs
+    /// on until its PCPU reschedules, an IPI later.
+    fn pause_domain(&mut self, dom: DomId) {
+        for vi in self.vcpu_ids(dom) {
+            self.w.vcpus[vi as usize].domain_pause += 1;
+            self.sleep_nosync(VcpuId(vi));
+        }
+    }
+
+    /// `xl unpause`: one domain pause count less; at zero every runnable
+    /// VCPU wakes (`domain_unpause`). A VCPU its scheduler parked stays
+    /// parked: the two counts are apart, as in Xen.
+    fn unpause_domain(&mut self, dom: DomId) {
+        for vi in self.vcpu_ids(dom) {
+            let vc = &mut self.w.vcpus[vi as usize];
+            debug_assert!(vc.domain_pause > 0, "validated: unpause of a paused domain");
+            vc.domain_pause = vc.domain_pause.saturating_sub(1);
+            self.wake_nosync(VcpuId(vi));
+        }
+    }
+
+    /// `xl vcpu-set DOM n`. The guest takes VCPUs `n..` down (Linux CPU
+    /// hot-unplug ending in `VCPUOP_down`): the work a going VCPU holds goes
+    /// back to the head of the guest run queue for the VCPUs that stay, a
+    /// running one is descheduled (the scheduler hears `sleep` and its PCPU
+    /// reschedules an IPI later; meanwhile it runs the guest's offline path,
+    /// no guest work). VCPUs `..n` that were down come up halted
+    /// (`VCPUOP_up`) and wake if the guest has work for them. Offline VCPUs
+    /// stay inserted in the scheduler, as in Xen (`remove_vcpu` is for
+    /// destroyed domains).
+    fn set_vcpus_online(&mut self, dom: DomId, n: u32) {
+        let ids = self.vcpu_ids(dom);
+        // Highest first, so that work put back keeps the VCPUs' order.
+        for vi in ids.clone().rev() {
+            let v = VcpuId(vi);
+            if vi - ids.start < n || !self.w.vcpus[vi as usize].online {
+                continue;
+            }
+            if self.w.vcpus[vi as usize].running_on.is_some() {
+                self.w.settle_work(v);
+            }
+            let vc = &mut self.w.vcpus[vi as usize];
+            vc.online = false;
+            vc.blocked = true;
+            vc.woke_at = None;
+            vc.work_gen = vc.work_gen.wrapping_add(1);
+            if let Some(item) = vc.item.take() {
+                self.w.doms[dom.idx()].queue.push_front(item);
+                self.w.note_guest_work(dom);
+            }
+            self.sleep_nosync(v);
+        }
+        for vi in ids.clone() {
+            if vi - ids.start >= n || self.w.vcpus[vi as usize].online {
+                continue;
+            }
+            // It comes up halted (blocked is still set from going down).
+            self.w.vcpus[vi as usize].online = true;
+            self.w.update_state(VcpuId(vi));
+            self.w.note_guest_work(dom);
+        }
+        self.dispatch_guest_work();
+    }
+
+    /// `xl vcpu-pin DOM all CPUS`: every VCPU's hard affinity becomes `mask`
+    /// and, as Xen's `vcpu_set_affinity` does, its placement is re-evaluated
+    /// through the migration protocol (`_VPF_migrating`, `sleep`, and once
+    /// it is off its PCPU `pick_cpu`, `migrate`, `wake`).
+    fn pin_domain(&mut self, dom: DomId, mask: crate::cpumask::CpuMask) {
+        let idx = match self.w.masks.iter().position(|m| *m == mask) {
+            Some(i) => i,
+            None => {
+                self.w.masks.push(mask);
+                self.w.masks.len() - 1
+            }
+        };
+        let idx = u16::try_from(idx).expect("fewer than 65536 distinct affinities");
+        for vi in self.vcpu_ids(dom) {
+            self.w.vcpus[vi as usize].hard_mask = idx;
+            self.w.deferred.push(Deferred::Migrate(VcpuId(vi)));
+            self.drain_deferred();
+        }
     }
 
     /// Handle one event. Returns false when the run is over.
@@ -949,24 +1083,26 @@ impl Simulation {
         self.sched.dump(&SchedCtx::new(&mut self.w))
     }
 
-    /// Change a domain's scheduler parameters now, as `xl sched-* -d` would.
-    /// `changes` are validated against the scheduler's declaration.
+    /// Act on a domain now, as `xl` would: change its scheduler parameters
+    /// (`xl sched-* -d`), and/or `pause`, `vcpus_online`, `affinity`, with
+    /// the keys and validation of an `[[action]]`.
     pub fn adjust_domain(
         &mut self,
         dom_name: &str,
         changes: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), SimError> {
-        let (dom, params) = crate::scenario::domain_adjustment(
+        let (dom, params, ops) = crate::scenario::domain_action(
             &self.scenario,
-            &self.domain_params,
+            &self.admin,
             dom_name,
             changes,
             "adjust",
         )?;
-        self.domain_params[dom.idx()] = params.clone();
-        self.sched
-            .adjust(&mut SchedCtx::new(&mut self.w), dom, &params);
-        self.drain_deferred();
+        self.apply_domain_action(dom, &params, &ops);
+        if let Some(m) = self.w.fatal.take() {
+            self.finished = true;
+            return Err(SimError::Internal(m));
+        }
         Ok(())
     }
 

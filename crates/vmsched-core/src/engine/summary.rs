@@ -70,7 +70,7 @@ impl Simulation {
                 "blocked_pct": pct(tot[2], elapsed),
                 "offline_pct": pct(tot[3], elapsed),
                 "cpu_s": tot[0] as f64 / NS_PER_S as f64,
-                "sched": self.domain_params[d].to_json(),
+                "sched": self.admin[d].params.to_json(),
                 "workload": Json::Object(wl),
                 "vcpus": vcpus,
             }));

@@ -182,6 +182,23 @@ fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// ARINC 653 ignores hard affinity (`a653sched_pick_resource` keeps a VCPU
+/// on its PCPU whatever its affinity says), so an `xl vcpu-pin` would leave
+/// a VCPU running outside its new affinity: rejected rather than simulated
+/// with a meaning the engine cannot keep.
+pub(crate) fn check_domain_ops(
+    ops: &crate::scenario::DomainOps,
+    path: &str,
+) -> Result<(), ScenarioError> {
+    if ops.affinity.is_some() {
+        return Err(ScenarioError::new(
+            format!("{path}.affinity"),
+            "cannot be changed under arinc653: Xen's ARINC 653 scheduler ignores hard affinity (a VCPU stays on its PCPU); expected no affinity in actions with this scheduler",
+        ));
+    }
+    Ok(())
+}
+
 /// Every table (in `[scheduler]` and in actions) must name existing domains
 /// and VCPUs, and the release cannot change at run time.
 pub fn check_scenario(sc: &Scenario) -> Result<(), ScenarioError> {

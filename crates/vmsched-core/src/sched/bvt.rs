@@ -183,6 +183,7 @@ pub struct Bvt {
     stat_wake_pull: u64,
     stat_warp_timeouts: u64,
     stat_svt_wraps: u64,
+    stat_past_timer_rounds: u64,
 }
 
 impl Bvt {
@@ -205,6 +206,7 @@ impl Bvt {
             stat_wake_pull: 0,
             stat_warp_timeouts: 0,
             stat_svt_wraps: 0,
+            stat_past_timer_rounds: 0,
         }
     }
 
@@ -418,63 +420,91 @@ impl Scheduler for Bvt {
                 self.units[prev.idx()].on_runq = true;
             }
         }
-        // Smallest and second-smallest evt; the idle VCPU (evt = VT_MAX) is
-        // the initial best and so the runner-up of a lone VCPU.
-        let mut next: Option<VcpuId> = None;
-        let mut next_evt = VT_MAX;
-        let mut prime: Option<Option<VcpuId>> = None;
-        let mut prime_evt = VT_MAX;
-        let mut min_avt = VT_MAX;
-        for &v in &self.pcpus[p.idx()].runq {
-            let u = &self.units[v.idx()];
-            if u.evt < next_evt {
-                prime = Some(next);
-                prime_evt = next_evt;
-                next = Some(v);
-                next_evt = u.evt;
-            } else if prime_evt == VT_MAX || u.evt < prime_evt {
-                prime = Some(Some(v));
-                prime_evt = u.evt;
+        // A negative 32-bit slice is a timer in the past: Xen decides again at
+        // once, and again, each round charging the chosen VCPU one MCU (it
+        // ran for less than an MCU since the last round, but not for 0 ns),
+        // until its lead over the runner-up is small enough for the slice to
+        // be non-negative. Decisions take no time here, so a 0 ns charge
+        // would repeat the same decision forever at one instant: the rounds
+        // are made here, at once (in chunks, so that the svt wrap check
+        // below runs as often as Xen's per-round check would need to).
+        let (next, r_time) = loop {
+            // Smallest and second-smallest evt; the idle VCPU (evt = VT_MAX) is
+            // the initial best and so the runner-up of a lone VCPU.
+            let mut next: Option<VcpuId> = None;
+            let mut next_evt = VT_MAX;
+            let mut prime: Option<Option<VcpuId>> = None;
+            let mut prime_evt = VT_MAX;
+            let mut min_avt = VT_MAX;
+            for &v in &self.pcpus[p.idx()].runq {
+                let u = &self.units[v.idx()];
+                if u.evt < next_evt {
+                    prime = Some(next);
+                    prime_evt = next_evt;
+                    next = Some(v);
+                    next_evt = u.evt;
+                } else if prime_evt == VT_MAX || u.evt < prime_evt {
+                    prime = Some(Some(v));
+                    prime_evt = u.evt;
+                }
+                min_avt = min_avt.min(u.avt);
             }
-            min_avt = min_avt.min(u.avt);
-        }
-        if let Some(n) = next {
-            let dom = ctx.domain_of(n);
-            let d = &self.doms[dom.idx()];
-            if d.warp && d.warpl_ns > 0 {
-                let at = now.after(d.warpl_ns);
-                let home = self.dom_home(ctx, dom);
-                ctx.arm_timer(self.warp_timer_id(dom), at, home);
-            }
-        }
-        let pc = &mut self.pcpus[p.idx()];
-        if min_avt != VT_MAX {
-            pc.svt = min_avt;
-        }
-        if pc.svt >= SVT_WRAP_AT {
-            pc.svt -= SVT_WRAP_BY;
-            self.stat_svt_wraps += 1;
-            for (i, u) in self.units.iter_mut().enumerate() {
-                if ctx.processor(VcpuId(i as u32)) == p {
-                    u.evt = u.evt.wrapping_sub(SVT_WRAP_BY);
-                    u.avt = u.avt.wrapping_sub(SVT_WRAP_BY);
+            if let Some(n) = next {
+                let dom = ctx.domain_of(n);
+                let d = &self.doms[dom.idx()];
+                if d.warp && d.warpl_ns > 0 {
+                    let at = now.after(d.warpl_ns);
+                    let home = self.dom_home(ctx, dom);
+                    ctx.arm_timer(self.warp_timer_id(dom), at, home);
                 }
             }
-        }
-        let ctx_allow = self.ctx_allow as i32;
-        let r_time: i32 = match (next, prime) {
-            (None, _) => ctx_allow,
-            (Some(_), None) | (Some(_), Some(None)) => ctx_allow.wrapping_mul(10),
-            (Some(n), Some(Some(_))) => {
-                let lead = prime_evt.wrapping_sub(next_evt) / self.dom_of(ctx, n).mcu_advance;
-                lead.wrapping_add(ctx_allow as u32) as i32
+            let pc = &mut self.pcpus[p.idx()];
+            if min_avt != VT_MAX {
+                pc.svt = min_avt;
             }
+            if pc.svt >= SVT_WRAP_AT {
+                pc.svt -= SVT_WRAP_BY;
+                self.stat_svt_wraps += 1;
+                for (i, u) in self.units.iter_mut().enumerate() {
+                    if ctx.processor(VcpuId(i as u32)) == p {
+                        u.evt = u.evt.wrapping_sub(SVT_WRAP_BY);
+                        u.avt = u.avt.wrapping_sub(SVT_WRAP_BY);
+                    }
+                }
+            }
+            let ctx_allow = self.ctx_allow as i32;
+            let r = match (next, prime) {
+                (None, _) => ctx_allow,
+                (Some(_), None) | (Some(_), Some(None)) => ctx_allow.wrapping_mul(10),
+                (Some(n), Some(Some(_))) => {
+                    let lead = prime_evt.wrapping_sub(next_evt) / self.dom_of(ctx, n).mcu_advance;
+                    lead.wrapping_add(ctx_allow as u32) as i32
+                }
+            };
+            if r >= 0 {
+                break (next, r);
+            }
+            let (Some(n), Some(Some(_))) = (next, prime) else {
+                break (next, r.max(0));
+            };
+            let mcu = self.dom_of(ctx, n).mcu_advance;
+            let lead = u64::from(prime_evt.wrapping_sub(next_evt) / mcu);
+            let rounds = (lead + u64::from(ctx_allow as u32) - (i32::MAX as u64))
+                .min((0x1000_0000 / u64::from(mcu)).max(1));
+            let charge = (rounds as u32).wrapping_mul(mcu);
+            let u = &mut self.units[n.idx()];
+            u.avt = u.avt.wrapping_add(charge);
+            u.evt = u.evt.wrapping_add(charge);
+            self.stat_past_timer_rounds += rounds;
+            // Each round deschedules it to the tail of the run list.
+            self.runq_remove(p, n);
+            self.pcpus[p.idx()].runq.push(n);
+            self.units[n.idx()].on_runq = true;
         };
         if let Some(n) = next {
             self.units[n.idx()].lastschd = now;
         }
-        // A negative 32-bit slice is a timer in the past: decide at once.
-        let slice = r_time.max(0) as u64;
+        let slice = r_time as u64;
         self.pcpus[p.idx()].s_timer_expires = now.0 as i64 + slice as i64;
         Decision {
             next,
@@ -484,18 +514,17 @@ impl Scheduler for Bvt {
     }
 
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
-        let hard = ctx.hard_affinity(v);
-        let p = ctx.processor(v);
-        if hard.test(p) {
-            p
-        } else {
-            hard.first().expect("affinity masks are non-empty")
-        }
+        super::placement::stay_or_first_allowed(ctx, v)
     }
 
     fn migrate(&mut self, ctx: &mut SchedCtx, v: VcpuId, to: PcpuId) {
         self.placer.moved(ctx.processor(v), to);
-        self.units[v.idx()].migrated = true;
+        // DF_MIGRATED marks a move to another PCPU (Xen sets it only when the
+        // processor changes); a re-placement that stays (an `xl vcpu-pin`
+        // that keeps the PCPU) must not reset the VCPU's virtual time.
+        if ctx.processor(v) != to {
+            self.units[v.idx()].migrated = true;
+        }
         ctx.set_processor(v, to);
     }
 
@@ -528,6 +557,7 @@ impl Scheduler for Bvt {
             ("wake_timer_pulls", self.stat_wake_pull),
             ("warp_timeouts", self.stat_warp_timeouts),
             ("svt_wraps", self.stat_svt_wraps),
+            ("past_timer_rounds", self.stat_past_timer_rounds),
         ]
     }
 

@@ -431,6 +431,19 @@ pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioErro
     }
 }
 
+/// Toolstack operations a scheduler cannot honour, checked for every domain
+/// action (at load time and live).
+pub(crate) fn check_domain_ops(
+    sched: &str,
+    ops: &crate::scenario::DomainOps,
+    path: &str,
+) -> Result<(), ScenarioError> {
+    match sched {
+        "arinc653" => arinc653::check_domain_ops(ops, path),
+        _ => Ok(()),
+    }
+}
+
 /// Reject `[[action]]`s that change parameters fixed at boot (Xen reads
 /// them once, from the command line or the release itself).
 pub(crate) fn reject_boot_changes(

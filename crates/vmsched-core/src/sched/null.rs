@@ -4,13 +4,14 @@
 //! assigned as they are created, first come first served: to the PCPU they
 //! were placed on if it is free, else the first free PCPU of their affinity
 //! (soft affinity first). A VCPU that finds no free PCPU waits in a global
-//! FIFO wait queue until a PCPU is freed (its VCPU is removed or moved away,
-//! which vmsched scenarios do not do), so VCPUs beyond the number of PCPUs
-//! never run. An assigned VCPU that blocks leaves its PCPU idle; nothing else
+//! FIFO wait queue until a PCPU is freed (its VCPU goes offline, or is
+//! moved away by `xl vcpu-pin`), so VCPUs beyond the number of PCPUs never
+//! run otherwise. A paused VCPU keeps its PCPU (idle); an offline one gives
+//! it up, and when it comes back it takes its old PCPU if free, else waits. An assigned VCPU that blocks leaves its PCPU idle; nothing else
 //! may use it. There are no parameters, no time slices and no timers: a PCPU
 //! re-decides only when tickled (its VCPU woke or went to sleep).
 //!
-//! Deviations from Xen: no tasklets, cpupools or VCPU offlining. Where Xen
+//! Deviations from Xen: no tasklets or cpupools. Where Xen
 //! places a VCPU that found no free PCPU on "any" PCPU of its affinity (a
 //! placeholder; `cpumask_any` may be random), vmsched uses the first one, so
 //! runs stay deterministic. See `docs/schedulers/null.md`.
@@ -204,8 +205,18 @@ impl Scheduler for Null {
         }
     }
 
+    /// `null_unit_sleep`: a VCPU going offline gives up its PCPU (a waiter
+    /// may take it) or its place in the wait queue; a paused one keeps its
+    /// PCPU. If it is running there, its PCPU reschedules.
     fn sleep(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         let cpu = ctx.processor(v);
+        if !ctx.is_online(v) {
+            if self.in_waitq[v.idx()] {
+                self.waitq_remove(v);
+            } else if self.assigned[cpu.idx()] == Some(v) {
+                self.deassign(ctx, v);
+            }
+        }
         if ctx.current(cpu) == Some(v) {
             ctx.tickle(cpu);
         }

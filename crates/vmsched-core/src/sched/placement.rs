@@ -66,6 +66,19 @@ pub enum PinRule {
     MoveToVcpuIdSlot,
 }
 
+/// Where a scheduler without load balancing puts a migrating VCPU (BVT,
+/// Atropos, Round-robin): it stays on its PCPU if its hard affinity allows,
+/// else it goes to the first PCPU of that affinity.
+pub fn stay_or_first_allowed(ctx: &SchedCtx, v: VcpuId) -> PcpuId {
+    let hard = ctx.hard_affinity(v);
+    let p = ctx.processor(v);
+    if hard.test(p) {
+        p
+    } else {
+        hard.first().expect("affinity masks are non-empty")
+    }
+}
+
 /// The first PCPU of `mask` numbered at least `vcpu_index mod |mask|`,
 /// wrapping round (SEDF's `pick_cpu` in Xen 4.2–4.5).
 pub fn vcpu_id_slot(mask: &CpuMask, vcpu_index: u32) -> PcpuId {

@@ -147,13 +147,7 @@ impl Scheduler for RoundRobin {
     }
 
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
-        let hard = ctx.hard_affinity(v);
-        let p = ctx.processor(v);
-        if hard.test(p) {
-            p
-        } else {
-            hard.first().expect("affinity masks are non-empty")
-        }
+        super::placement::stay_or_first_allowed(ctx, v)
     }
 
     fn migrate(&mut self, ctx: &mut SchedCtx, v: VcpuId, to: PcpuId) {

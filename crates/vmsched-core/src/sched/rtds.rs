@@ -648,6 +648,8 @@ impl Scheduler for Rtds {
         show(&mut s, "runq", &self.runq);
         show(&mut s, "depletedq", &self.depletedq);
         show(&mut s, "replq", &self.replq);
+        let tickled: Vec<u32> = self.tickled.iter().map(|p| p.0).collect();
+        let _ = writeln!(s, "tickled: {tickled:?}");
         s
     }
 }
