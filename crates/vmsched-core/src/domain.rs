@@ -15,6 +15,13 @@ use std::collections::VecDeque;
 /// CPU demand that never completes (a CPU-bound loop).
 pub const FOREVER: u64 = u64::MAX;
 
+/// Tag bit of urgent (interrupt-context) work items.
+pub const URGENT: u32 = 1 << 31;
+/// Tag bit of the I/O backends' work items (the engine's own, never a workload's).
+pub const BACKEND: u32 = 1 << 30;
+/// Tag bits a workload may use.
+pub const TAG_MASK: u32 = BACKEND - 1;
+
 /// A piece of guest work: CPU demand plus a tag the workload uses to know
 /// what to do when it completes (its continuation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +78,8 @@ pub struct Vcpu {
     pub online: bool,
     /// The guest work it holds.
     pub item: Option<WorkItem>,
+    /// Ordinary work interrupted by urgent (interrupt) work, resumed after it.
+    pub stashed: Option<WorkItem>,
     /// Work progresses from this instant (switch-in time plus switch cost).
     pub progress_from: Time,
     /// Generation of its pending work-completion event.
@@ -141,6 +150,13 @@ pub struct Domain {
     pub driver: bool,
     /// The guest run queue: work not yet taken by a VCPU.
     pub queue: VecDeque<WorkItem>,
+    /// Urgent work (interrupt and softirq context: I/O backends and front
+    /// ends), taken ahead of the run queue and preempting ordinary work.
+    pub irq_queue: VecDeque<WorkItem>,
+    /// The VCPU (number within the domain) its event channels are bound to:
+    /// the only one that takes urgent work. VCPU 0, as Linux binds them by
+    /// default, or the lowest online VCPU while VCPU 0 is offline.
+    pub irq_vcpu: u32,
     /// Where the guest starts looking for a halted VCPU to wake.
     pub wake_cursor: u32,
 }

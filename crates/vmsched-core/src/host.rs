@@ -103,6 +103,47 @@ pub struct Platform {
     pub ctx_switch_ns: u64,
     /// Delay from a tickle (reschedule IPI) to the target PCPU running its scheduler (ns).
     pub ipi_latency_ns: u64,
+    /// Costs of the split-driver I/O path and the devices.
+    pub io: IoCosts,
+}
+
+/// The I/O costs of a platform: what the driver domain's backends, the
+/// guests' front ends and the devices charge. All times in ns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IoCosts {
+    /// Driver-domain CPU per backend batch (one pass woken by an event
+    /// channel: entering the backend, checking the rings, notifying).
+    pub batch_ns: u64,
+    /// Driver-domain CPU per packet received for a guest (bridge, netback rx, grant copy).
+    pub net_rx_ns: u64,
+    /// Driver-domain CPU per packet a guest sends (netback tx, bridge, NIC driver).
+    pub net_tx_ns: u64,
+    /// Driver-domain CPU per disk read request, charged on submission and on completion.
+    pub disk_read_ns: u64,
+    /// Driver-domain CPU per disk write request, charged on submission and on completion.
+    pub disk_write_ns: u64,
+    /// Guest CPU per packet in its front end and network stack (either direction).
+    pub guest_pkt_ns: u64,
+    /// Guest CPU per disk request in its block front end (issue plus completion).
+    pub guest_disk_ns: u64,
+    /// Guest CPU per web request besides its packets (the web server's work).
+    pub web_request_ns: u64,
+    /// Guest CPU per OLTP transaction besides its disk requests (the database's work).
+    pub oltp_txn_ns: u64,
+    /// NIC line rate, bits per second.
+    pub nic_bps: u64,
+    /// One-way latency from the NIC to the remote peers and back into their stack, ns.
+    pub nic_latency_ns: u64,
+    /// Maximum transmission unit, bytes (payload per packet = MTU − 40 bytes of TCP/IP headers).
+    pub mtu: u32,
+    /// Average seek time of a random disk access, ns.
+    pub disk_seek_ns: u64,
+    /// Average rotational latency of a random access (half a revolution), ns.
+    pub disk_rotation_ns: u64,
+    /// Sustained media transfer rate, bytes per second.
+    pub disk_bps: u64,
+    /// Fixed controller and command overhead per disk request, ns.
+    pub disk_request_ns: u64,
 }
 
 /// The platform profile's numbers (besides its free-text `name` and `description`).
@@ -129,11 +170,178 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         scope: ParamScope::Global,
         doc: "Delay from a reschedule IPI to the target PCPU's scheduler running.",
     },
+    cost(
+        "io_batch_ns",
+        "ns",
+        0,
+        "Driver-domain CPU per backend batch (event-channel wake-up, ring checks, notifications).",
+    ),
+    cost(
+        "net_rx_ns",
+        "ns",
+        0,
+        "Driver-domain CPU per packet received for a guest.",
+    ),
+    cost(
+        "net_tx_ns",
+        "ns",
+        0,
+        "Driver-domain CPU per packet a guest sends.",
+    ),
+    cost(
+        "disk_read_ns",
+        "ns",
+        0,
+        "Driver-domain CPU per disk read request, charged on submission and on completion.",
+    ),
+    cost(
+        "disk_write_ns",
+        "ns",
+        0,
+        "Driver-domain CPU per disk write request, charged on submission and on completion.",
+    ),
+    cost(
+        "guest_pkt_ns",
+        "ns",
+        0,
+        "Guest CPU per packet (front end and network stack).",
+    ),
+    cost(
+        "guest_disk_ns",
+        "ns",
+        0,
+        "Guest CPU per disk request (block front end, issue and completion).",
+    ),
+    cost(
+        "web_request_ns",
+        "ns",
+        0,
+        "Guest CPU per web request besides its packets.",
+    ),
+    cost(
+        "oltp_txn_ns",
+        "ns",
+        0,
+        "Guest CPU per OLTP transaction besides its disk requests.",
+    ),
+    ParamSpec {
+        name: "nic_bandwidth_mbit",
+        unit: "Mbit/s",
+        kind: ParamKind::Float {
+            min: 0.001,
+            max: 1_000_000.0,
+        },
+        default: Default::Float(1000.0),
+        scope: ParamScope::Global,
+        doc: "NIC line rate.",
+    },
+    ParamSpec {
+        name: "nic_latency_us",
+        unit: "µs",
+        kind: ParamKind::Float {
+            min: 0.0,
+            max: 10_000_000.0,
+        },
+        default: Default::Float(50.0),
+        scope: ParamScope::Global,
+        doc: "One-way latency from the NIC to the remote peers (wire, switch, the peer's stack).",
+    },
+    ParamSpec {
+        name: "nic_mtu",
+        unit: "bytes",
+        kind: ParamKind::Int {
+            min: 576,
+            max: 65_536,
+        },
+        default: Default::Int(1500),
+        scope: ParamScope::Global,
+        doc: "Maximum transmission unit.",
+    },
+    ParamSpec {
+        name: "disk_seek_ms",
+        unit: "ms",
+        kind: ParamKind::Float {
+            min: 0.0,
+            max: 1000.0,
+        },
+        default: Default::Float(8.5),
+        scope: ParamScope::Global,
+        doc: "Average seek time of a random access.",
+    },
+    ParamSpec {
+        name: "disk_rpm",
+        unit: "rpm",
+        kind: ParamKind::Float {
+            min: 0.0,
+            max: 100_000.0,
+        },
+        default: Default::Float(7200.0),
+        scope: ParamScope::Global,
+        doc: "Spindle speed; a random access waits half a revolution on average (0 = solid state).",
+    },
+    ParamSpec {
+        name: "disk_transfer_mb_s",
+        unit: "MB/s",
+        kind: ParamKind::Float {
+            min: 0.001,
+            max: 1_000_000.0,
+        },
+        default: Default::Float(100.0),
+        scope: ParamScope::Global,
+        doc: "Sustained media transfer rate (MB = 10^6 bytes).",
+    },
+    ParamSpec {
+        name: "disk_request_us",
+        unit: "µs",
+        kind: ParamKind::Float {
+            min: 0.0,
+            max: 1_000_000.0,
+        },
+        default: Default::Float(50.0),
+        scope: ParamScope::Global,
+        doc: "Fixed controller and command overhead per request.",
+    },
+];
+
+const fn cost(
+    name: &'static str,
+    unit: &'static str,
+    default: i64,
+    doc: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        unit,
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000_000,
+        },
+        default: Default::Int(default),
+        scope: ParamScope::Global,
+        doc,
+    }
+}
+
+/// `[host.nic]` and `[host.disk]` keys and the profile fields they override.
+pub const DEVICE_OVERRIDES: &[(&str, &str, &str)] = &[
+    ("nic", "bandwidth_mbit", "nic_bandwidth_mbit"),
+    ("nic", "latency_us", "nic_latency_us"),
+    ("nic", "mtu", "nic_mtu"),
+    ("disk", "seek_ms", "disk_seek_ms"),
+    ("disk", "rpm", "disk_rpm"),
+    ("disk", "transfer_mb_s", "disk_transfer_mb_s"),
+    ("disk", "request_us", "disk_request_us"),
 ];
 
 /// Built-in profiles: (name, TOML text).
-pub const BUILTIN_PROFILES: &[(&str, &str)] =
-    &[("default", include_str!("../profiles/default.toml"))];
+pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
+    ("default", include_str!("../profiles/default.toml")),
+    (
+        "cherkasova2007",
+        include_str!("../profiles/cherkasova2007.toml"),
+    ),
+    ("thesis2015", include_str!("../profiles/thesis2015.toml")),
+];
 
 impl Platform {
     /// Build a platform from a profile table (already parsed TOML/JSON).
@@ -158,11 +366,113 @@ impl Platform {
         };
         numeric.remove("description");
         let p: Params = params::validate(PROFILE_PARAMS, &numeric, path, "a platform profile")?;
-        Ok(Platform {
+        Ok(Platform::from_params(name, &p))
+    }
+
+    fn from_params(name: String, p: &Params) -> Platform {
+        let ns = |k: &str| p.int(k) as u64;
+        let f = |k: &str| p.float(k);
+        let rpm = f("disk_rpm");
+        Platform {
             name,
-            ctx_switch_ns: p.int("ctx_switch_ns") as u64,
-            ipi_latency_ns: p.int("ipi_latency_ns") as u64,
-        })
+            ctx_switch_ns: ns("ctx_switch_ns"),
+            ipi_latency_ns: ns("ipi_latency_ns"),
+            io: IoCosts {
+                batch_ns: ns("io_batch_ns"),
+                net_rx_ns: ns("net_rx_ns"),
+                net_tx_ns: ns("net_tx_ns"),
+                disk_read_ns: ns("disk_read_ns"),
+                disk_write_ns: ns("disk_write_ns"),
+                guest_pkt_ns: ns("guest_pkt_ns"),
+                guest_disk_ns: ns("guest_disk_ns"),
+                web_request_ns: ns("web_request_ns"),
+                oltp_txn_ns: ns("oltp_txn_ns"),
+                nic_bps: (f("nic_bandwidth_mbit") * 1e6).round() as u64,
+                nic_latency_ns: (f("nic_latency_us") * 1e3).round() as u64,
+                mtu: p.int("nic_mtu") as u32,
+                disk_seek_ns: (f("disk_seek_ms") * 1e6).round() as u64,
+                disk_rotation_ns: if rpm > 0.0 {
+                    (30.0e9 / rpm).round() as u64
+                } else {
+                    0
+                },
+                disk_bps: (f("disk_transfer_mb_s") * 1e6).round() as u64,
+                disk_request_ns: (f("disk_request_us") * 1e3).round() as u64,
+            },
+        }
+    }
+
+    /// Apply `[host.nic]` / `[host.disk]` overrides to a profile given as a
+    /// table (`table` is the profile's numbers).
+    pub fn with_overrides(
+        name: String,
+        mut table: serde_json::Map<String, serde_json::Value>,
+        overrides: &[(&str, &serde_json::Map<String, serde_json::Value>)],
+        path: &str,
+    ) -> Result<Platform, ScenarioError> {
+        table.remove("name");
+        table.remove("description");
+        for (dev, o) in overrides {
+            let keys: Vec<&str> = DEVICE_OVERRIDES
+                .iter()
+                .filter(|(d, _, _)| d == dev)
+                .map(|(_, k, _)| *k)
+                .collect();
+            for (k, v) in o.iter() {
+                let Some((_, _, field)) = DEVICE_OVERRIDES
+                    .iter()
+                    .find(|(d, kk, _)| d == dev && kk == k)
+                else {
+                    return Err(ScenarioError::new(
+                        format!("host.{dev}.{k}"),
+                        format!(
+                            "is not a known key; expected one of {}{}",
+                            keys.join(", "),
+                            crate::error::suggestion(k, keys.iter().copied())
+                        ),
+                    ));
+                };
+                let spec = PROFILE_PARAMS
+                    .iter()
+                    .find(|s| s.name == *field)
+                    .expect("override targets a profile field");
+                let one: serde_json::Map<String, serde_json::Value> =
+                    [(spec.name.to_string(), v.clone())].into_iter().collect();
+                // Validate under the override's own path, then merge.
+                params::validate(
+                    std::slice::from_ref(spec),
+                    &one,
+                    &format!("host.{dev}"),
+                    "a device override",
+                )
+                .map_err(|mut e| {
+                    e.path = e.path.replace(spec.name, k);
+                    e
+                })?;
+                table.insert(field.to_string(), v.clone());
+            }
+        }
+        let p: Params = params::validate(PROFILE_PARAMS, &table, path, "a platform profile")?;
+        Ok(Platform::from_params(name, &p))
+    }
+
+    /// The numbers of a built-in profile, as a table.
+    pub fn builtin_table(
+        name: &str,
+        path: &str,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, ScenarioError> {
+        let Some((_, text)) = BUILTIN_PROFILES.iter().find(|(n, _)| *n == name) else {
+            let known: Vec<&str> = BUILTIN_PROFILES.iter().map(|(n, _)| *n).collect();
+            return Err(ScenarioError::new(
+                path,
+                format!(
+                    "unknown profile \"{name}\"; expected one of {} or a table of costs{}",
+                    known.join(", "),
+                    crate::error::suggestion(name, known.iter().copied())
+                ),
+            ));
+        };
+        Ok(toml::from_str(text).expect("built-in profiles are valid TOML"))
     }
 
     /// A built-in profile by name.

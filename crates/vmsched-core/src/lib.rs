@@ -41,6 +41,7 @@ pub mod engine;
 pub mod error;
 pub mod host;
 pub mod ids;
+pub mod io;
 pub mod metrics;
 pub mod params;
 pub mod rng;

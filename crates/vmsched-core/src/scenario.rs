@@ -371,7 +371,7 @@ fn parse_host(v: Option<&Json>) -> Result<HostSpec, ScenarioError> {
         ));
     };
     let t = as_table(v, "host")?;
-    check_keys(t, "host", &["pcpus", "topology", "profile"])?;
+    check_keys(t, "host", &["pcpus", "topology", "profile", "nic", "disk"])?;
     let max = MAX_PCPUS as i64;
     let topology = match (t.get("pcpus"), t.get("topology")) {
         (Some(_), Some(_)) => {
@@ -406,10 +406,34 @@ fn parse_host(v: Option<&Json>) -> Result<HostSpec, ScenarioError> {
             ))
         }
     };
+    let mut overrides = Vec::new();
+    for dev in ["nic", "disk"] {
+        if let Some(v) = t.get(dev) {
+            overrides.push((dev, as_table(v, &format!("host.{dev}"))?));
+        }
+    }
     let platform = match t.get("profile") {
-        None => Platform::builtin("default", "host.profile")?,
-        Some(Json::String(s)) => Platform::builtin(s, "host.profile")?,
-        Some(Json::Object(o)) => Platform::from_table(o, "host.profile")?,
+        None => Platform::with_overrides(
+            "default".into(),
+            Platform::builtin_table("default", "host.profile")?,
+            &overrides,
+            "host.profile",
+        )?,
+        Some(Json::String(s)) => Platform::with_overrides(
+            s.clone(),
+            Platform::builtin_table(s, "host.profile")?,
+            &overrides,
+            "host.profile",
+        )?,
+        Some(Json::Object(o)) => {
+            let name = match o.get("name") {
+                Some(Json::String(n)) => n.clone(),
+                _ => "custom".into(),
+            };
+            // Checks the name and the numbers as given, then applies overrides.
+            Platform::from_table(o, "host.profile")?;
+            Platform::with_overrides(name, o.clone(), &overrides, "host.profile")?
+        }
         Some(other) => {
             return Err(err(
                 "host.profile",
@@ -974,6 +998,22 @@ impl Scenario {
                 ));
             }
             domains.push(spec);
+        }
+        if !domains.iter().any(|d| d.driver) {
+            if let Some((i, d)) = domains
+                .iter()
+                .enumerate()
+                .find(|(_, d)| workload::find(&d.workload.kind).is_some_and(|w| w.io))
+            {
+                return Err(err(
+                    format!("domain[{i}].workload.kind"),
+                    format!(
+                        "\"{}\" does I/O, which passes through a driver domain, but no domain is one; \
+                         expected a domain named dom0 or one with driver = true",
+                        d.workload.kind
+                    ),
+                ));
+            }
         }
         let total_vcpus: u64 = domains.iter().map(|d| u64::from(d.vcpus)).sum();
         if total_vcpus > 1 << 20 {

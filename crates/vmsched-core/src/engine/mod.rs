@@ -6,16 +6,18 @@
 //! and a stale pop is dropped. Randomness comes only from per-workload seeded
 //! streams. Same scenario + same seed ⇒ identical results.
 
+mod io;
 mod queue;
 mod summary;
 
 pub use queue::{Event, EventQueue};
 
 use crate::cpumask::CpuMask;
-use crate::domain::{Domain, RunState, Vcpu, WorkItem, FOREVER};
+use crate::domain::{Domain, RunState, Vcpu, WorkItem, BACKEND, FOREVER, TAG_MASK, URGENT};
 use crate::error::SimError;
 use crate::host::{Platform, Topology};
 use crate::ids::{DomId, PcpuId, VcpuId};
+use crate::io::IoState;
 use crate::metrics::Series;
 use crate::params::Params;
 use crate::rng::{stream_key, Rng};
@@ -64,6 +66,8 @@ pub struct World {
     pub(crate) local: Option<PcpuId>,
     /// First invariant violation seen (the run stops with an internal error).
     fatal: Option<String>,
+    /// The I/O path: backends, devices, counters.
+    pub(crate) io: IoState,
 }
 
 impl World {
@@ -119,9 +123,16 @@ impl World {
     pub(crate) fn cancel_guest_work(&mut self, dom: DomId) {
         let d = &mut self.doms[dom.idx()];
         d.queue.clear();
+        d.irq_queue.retain(|it| it.tag & BACKEND != 0);
         let (first, n) = (d.first_vcpu, d.nvcpus);
         for vi in first..first + n {
             let v = &mut self.vcpus[vi as usize];
+            v.stashed = None;
+            // Backend work (a driver domain's) is the kernel's, not the
+            // guest's processes': it stays.
+            if v.item.is_some_and(|it| it.tag & BACKEND != 0) {
+                continue;
+            }
             v.item = None;
             v.work_gen = v.work_gen.wrapping_add(1);
             if let Some(p) = v.running_on {
@@ -166,7 +177,15 @@ impl World {
     fn start_work(&mut self, v: VcpuId) -> bool {
         let vc = &mut self.vcpus[v.idx()];
         if vc.item.is_none() {
-            vc.item = self.doms[vc.dom.idx()].queue.pop_front();
+            let d = &mut self.doms[vc.dom.idx()];
+            let irq = if vc.index == d.irq_vcpu {
+                d.irq_queue.pop_front()
+            } else {
+                None
+            };
+            vc.item = irq
+                .or_else(|| vc.stashed.take())
+                .or_else(|| d.queue.pop_front());
         }
         let Some(item) = vc.item else {
             return false;
@@ -307,6 +326,7 @@ impl Simulation {
                     migrating: false,
                     online: true,
                     item: None,
+                    stashed: None,
                     progress_from: Time::ZERO,
                     work_gen: 0,
                     state: RunState::Blocked,
@@ -325,9 +345,17 @@ impl Simulation {
                 nvcpus: d.vcpus,
                 driver: d.driver,
                 queue: Default::default(),
+                irq_queue: Default::default(),
+                irq_vcpu: 0,
                 wake_cursor: 0,
             });
         }
+        let driver = scenario
+            .domains
+            .iter()
+            .position(|d| d.driver)
+            .map(|i| DomId(i as u32));
+        let io = IoState::new(doms.len(), driver, &scenario.host.platform.io);
         let world = World {
             now: Time::ZERO,
             queue: EventQueue::default(),
@@ -343,6 +371,7 @@ impl Simulation {
             guest_yields: Vec::new(),
             local: None,
             fatal: None,
+            io,
         };
         let sched = sched.unwrap_or_else(|| (info.make)(&scenario.scheduler.params));
         let workloads = scenario
@@ -490,6 +519,7 @@ impl Simulation {
             let d = &self.w.doms[dom.idx()];
             let (first, n) = (d.first_vcpu, d.nvcpus);
             let queued = d.queue.len();
+            let urgent = !d.irq_queue.is_empty();
             let mut free = 0usize;
             for vi in first..first + n {
                 let v = &self.w.vcpus[vi as usize];
@@ -510,6 +540,41 @@ impl Simulation {
                 }
             }
             self.w.doms[dom.idx()].wake_cursor = cursor % n.max(1);
+            if urgent {
+                self.interrupt_guest(dom);
+            }
+        }
+    }
+
+    /// Urgent work is queued for `dom`: its event channels' VCPU takes it.
+    /// Halted, it wakes; holding ordinary work, the interrupt preempts that
+    /// work, which resumes after it; already in interrupt context or free,
+    /// it takes the work when it gets to it.
+    fn interrupt_guest(&mut self, dom: DomId) {
+        let d = &self.w.doms[dom.idx()];
+        let v = VcpuId(d.first_vcpu + d.irq_vcpu);
+        let vc = &self.w.vcpus[v.idx()];
+        if !vc.online {
+            return;
+        }
+        if vc.blocked {
+            self.wake_vcpu(v);
+            return;
+        }
+        match vc.item {
+            Some(it) if it.tag & URGENT == 0 => {
+                let running = vc.running_on.is_some();
+                if running {
+                    self.w.settle_work(v);
+                }
+                let vc = &mut self.w.vcpus[v.idx()];
+                vc.stashed = vc.item.take();
+                vc.work_gen = vc.work_gen.wrapping_add(1);
+                if running {
+                    self.w.start_work(v);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -727,7 +792,12 @@ impl Simulation {
         let dom = self.w.vcpus[v.idx()].dom;
         let idx = self.w.vcpus[v.idx()].index;
         self.w.local = self.w.vcpus[v.idx()].running_on;
-        self.call_workload(dom, |wl, g, rng| wl.work_done(g, rng, idx, item.tag));
+        if item.tag & BACKEND != 0 {
+            self.backend_step(crate::ids::DomId(item.tag & TAG_MASK));
+        } else {
+            let tag = item.tag & TAG_MASK;
+            self.call_workload(dom, |wl, g, rng| wl.work_done(g, rng, idx, tag));
+        }
         // The continuation may have queued work for this VCPU; otherwise it halts.
         let vc = &self.w.vcpus[v.idx()];
         if vc.running_on.is_some() && vc.item.is_none() && !vc.blocked && !self.w.start_work(v) {
@@ -787,6 +857,9 @@ impl Simulation {
         for pc in &mut self.w.pcpus {
             pc.idle_ns = 0;
             pc.schedules = 0;
+        }
+        for st in &mut self.w.io.stats {
+            *st = Default::default();
         }
         for s in &mut self.sample_prev {
             *s = [0; 3];
@@ -912,7 +985,16 @@ impl Simulation {
             vc.blocked = true;
             vc.woke_at = None;
             vc.work_gen = vc.work_gen.wrapping_add(1);
+            let stashed = vc.stashed.take();
             if let Some(item) = vc.item.take() {
+                if item.tag & URGENT != 0 {
+                    self.w.doms[dom.idx()].irq_queue.push_front(item);
+                } else {
+                    self.w.doms[dom.idx()].queue.push_front(item);
+                }
+                self.w.note_guest_work(dom);
+            }
+            if let Some(item) = stashed {
                 self.w.doms[dom.idx()].queue.push_front(item);
                 self.w.note_guest_work(dom);
             }
@@ -927,6 +1009,13 @@ impl Simulation {
             self.w.update_state(VcpuId(vi));
             self.w.note_guest_work(dom);
         }
+        // Event channels follow to the lowest online VCPU (Linux moves the
+        // interrupts of a VCPU going down).
+        let lowest = ids
+            .clone()
+            .find(|&vi| self.w.vcpus[vi as usize].online)
+            .map_or(0, |vi| vi - ids.start);
+        self.w.doms[dom.idx()].irq_vcpu = lowest;
         self.dispatch_guest_work();
     }
 
@@ -992,6 +1081,7 @@ impl Simulation {
                 self.take_sample();
                 self.schedule_sample();
             }
+            Event::Io { slot } => self.io_event(slot),
             Event::WarmupEnd => self.end_warmup(),
             Event::Action { index } => self.apply_action(index as usize),
             Event::End => {

@@ -30,6 +30,8 @@ pub enum Event {
     Sample,
     /// Warm-up ends: measurement starts.
     WarmupEnd,
+    /// An I/O operation completes outside any CPU (slot in the in-flight table).
+    Io { slot: u32 },
     /// A timed administrative action (index into the scenario's actions).
     Action { index: u32 },
     /// The run ends.

@@ -9,6 +9,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     params: &[],
     metrics: &[],
     check: super::no_check,
+    io: false,
     make: |_p: &Params| Box::new(Idle),
 };
 

@@ -6,15 +6,20 @@
 //! metrics. Randomness comes only from the workload's own seeded stream.
 
 mod cpu_hog;
+mod disk;
 mod duty_cycle;
 mod idle;
+mod oltp;
 mod sysbench_cpu;
+mod tcp_stream;
 mod transient;
+mod web_server;
 
 use crate::domain::WorkItem;
 use crate::engine::World;
 use crate::error::ScenarioError;
 use crate::ids::DomId;
+pub use crate::io::IoKind;
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
 use crate::time::Time;
@@ -44,6 +49,64 @@ impl GuestCtx<'_> {
     pub fn push(&mut self, item: WorkItem) {
         self.w.doms[self.dom.idx()].queue.push_back(item);
         self.w.note_guest_work(self.dom);
+    }
+
+    /// Queue urgent `item` (interrupt context: a front end handling an
+    /// event): it runs ahead of the guest's ordinary work and preempts it.
+    #[inline]
+    pub fn push_urgent(&mut self, mut item: WorkItem) {
+        debug_assert!(
+            item.tag <= crate::domain::TAG_MASK,
+            "workload tags fit TAG_MASK"
+        );
+        item.tag |= crate::domain::URGENT;
+        self.w.doms[self.dom.idx()].irq_queue.push_back(item);
+        self.w.note_guest_work(self.dom);
+    }
+
+    /// Send `bytes` to this domain's remote peer (through the driver
+    /// domain unless this is the driver domain). The peer's side hears of it
+    /// in [`Workload::peer_recv`] with `token`.
+    pub fn net_send(&mut self, bytes: u64, token: u64) {
+        self.w.net_send(self.dom, bytes, None, token);
+    }
+
+    /// [`GuestCtx::net_send`] with an explicit packet count (e.g. a reply
+    /// plus its connection's control packets).
+    pub fn net_send_packets(&mut self, bytes: u64, pkts: u32, token: u64) {
+        self.w.net_send(self.dom, bytes, Some(pkts), token);
+    }
+
+    /// The remote peer sends `bytes` to this domain now; the guest hears of
+    /// it in [`Workload::io_done`] with [`IoKind::NetRx`] and `token`.
+    pub fn peer_send(&mut self, bytes: u64, token: u64) {
+        self.w.peer_send(self.dom, bytes, None, token);
+    }
+
+    /// [`GuestCtx::peer_send`] with an explicit packet count.
+    pub fn peer_send_packets(&mut self, bytes: u64, pkts: u32, token: u64) {
+        self.w.peer_send(self.dom, bytes, Some(pkts), token);
+    }
+
+    /// Read (`write = false`) or write `bytes` at byte `offset` of this
+    /// domain's disk; completion arrives in [`Workload::io_done`].
+    pub fn disk_io(&mut self, write: bool, offset: u64, bytes: u64, token: u64) {
+        self.w.disk_io(self.dom, write, offset, bytes, token);
+    }
+
+    /// The platform's I/O costs (guest-side defaults of workloads).
+    pub fn io_costs(&self) -> &crate::host::IoCosts {
+        &self.w.platform.io
+    }
+
+    /// Is this domain the driver domain (its I/O goes straight to the devices)?
+    pub fn is_driver(&self) -> bool {
+        self.w.io.driver == Some(self.dom)
+    }
+
+    /// The NIC's MTU (bytes).
+    pub fn mtu(&self) -> u32 {
+        self.w.io.nic.mtu
     }
 
     /// Fire `timer(token)` at `at`.
@@ -92,6 +155,11 @@ pub trait Workload: Send {
     fn start(&mut self, g: &mut GuestCtx, rng: &mut Rng);
     /// A work item completed on VCPU number `vcpu` of this domain.
     fn work_done(&mut self, _g: &mut GuestCtx, _rng: &mut Rng, _vcpu: u32, _tag: u32) {}
+    /// An I/O completion or a received packet reached this guest (its
+    /// front end's event channel fired).
+    fn io_done(&mut self, _g: &mut GuestCtx, _rng: &mut Rng, _kind: IoKind, _token: u64) {}
+    /// Data this domain sent with [`GuestCtx::net_send`] reached the remote peer.
+    fn peer_recv(&mut self, _g: &mut GuestCtx, _rng: &mut Rng, _token: u64) {}
     /// A timer armed with [`GuestCtx::arm_timer`] fired.
     fn timer(&mut self, _g: &mut GuestCtx, _rng: &mut Rng, _token: u32) {}
     /// Warm-up ended at `now`: forget what was measured so far.
@@ -119,6 +187,8 @@ pub struct WorkloadInfo {
     pub make: WorkloadFactory,
     /// Cross-parameter checks a declaration cannot express.
     pub check: WorkloadCheck,
+    /// Does it use the I/O path (and so need a driver domain)?
+    pub io: bool,
 }
 
 /// Cross-parameter check of a workload's parameters (`path` locates them).
@@ -134,9 +204,15 @@ pub fn registry() -> &'static [WorkloadInfo] {
     static REGISTRY: &[WorkloadInfo] = &[
         idle::INFO,
         cpu_hog::INFO,
+        cpu_hog::STRESS,
         duty_cycle::INFO,
         sysbench_cpu::INFO,
         transient::INFO,
+        web_server::INFO,
+        tcp_stream::INFO,
+        disk::DISK_READ,
+        disk::IOZONE,
+        oltp::INFO,
     ];
     REGISTRY
 }
@@ -144,4 +220,26 @@ pub fn registry() -> &'static [WorkloadInfo] {
 /// Look a workload kind up.
 pub fn find(kind: &str) -> Option<&'static WorkloadInfo> {
     registry().iter().find(|w| w.kind == kind)
+}
+
+/// Percentiles of a latency histogram in milliseconds, for metrics.
+pub(crate) fn latency_ms(h: &crate::metrics::LatencyHistogram) -> Json {
+    let ms = |ns: f64| (ns / 1e6 * 1000.0).round() / 1000.0;
+    serde_json::json!({
+        "p50": ms(h.quantile_ns(0.50)),
+        "p95": ms(h.quantile_ns(0.95)),
+        "p99": ms(h.quantile_ns(0.99)),
+        "mean": ms(h.mean_ns()),
+        "max": ms(h.max_ns() as f64),
+    })
+}
+
+/// Per-second rate of `n` events over the measured time ending at `now`.
+pub(crate) fn rate(n: u64, from: Time, now: Time) -> f64 {
+    let s = now.since(from) as f64 / 1e9;
+    if s > 0.0 {
+        n as f64 / s
+    } else {
+        0.0
+    }
 }

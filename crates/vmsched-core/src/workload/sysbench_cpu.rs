@@ -70,6 +70,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         "threads_done",
     ],
     check: super::no_check,
+    io: false,
     make: |p: &Params| {
         Box::new(SysbenchCpu {
             threads: p.int("threads") as u32,

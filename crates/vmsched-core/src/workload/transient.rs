@@ -58,6 +58,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     ],
     metrics: &["on_time_s", "switches"],
     check: check_schedule,
+    io: false,
     make: |p: &Params| {
         Box::new(Transient {
             threads: p.int("threads") as u32,

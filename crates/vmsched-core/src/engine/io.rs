@@ -1,0 +1,262 @@
+//! The engine's side of the I/O path: requests entering the rings, the
+//! driver domain's backend passes, the devices' completions, and delivery to
+//! the workloads. The state and the device models are in [`crate::io`].
+
+use super::{Event, Simulation, World};
+use crate::domain::{WorkItem, BACKEND, URGENT};
+use crate::ids::DomId;
+use crate::io::{packets, InFlight, IoKind, IoReq};
+use crate::time::Time;
+
+impl World {
+    /// Is `dom` the driver domain (its own I/O goes straight to the devices)?
+    #[inline]
+    fn is_driver(&self, dom: DomId) -> bool {
+        self.io.driver == Some(dom)
+    }
+
+    /// Put `op` in flight until `at`.
+    fn in_flight(&mut self, at: Time, op: InFlight) {
+        let slot = self.io.park(op);
+        self.queue.push(at.max(self.now), Event::Io { slot });
+    }
+
+    /// A request reaches the driver domain: on the guest's ring, and the
+    /// event channel wakes the backend unless it is already working.
+    fn signal_backend(&mut self, r: IoReq) {
+        let Some(driver) = self.io.driver else {
+            // Validation rejects I/O workloads without a driver domain.
+            self.violation(format!(
+                "{} does I/O but the host has no driver domain",
+                self.doms[r.guest.idx()].name
+            ));
+            return;
+        };
+        let b = &mut self.io.backends[r.guest.idx()];
+        b.pending.push(r);
+        if !b.active {
+            b.active = true;
+            b.in_overhead = true;
+            let batch_ns = self.platform.io.batch_ns;
+            self.doms[driver.idx()].irq_queue.push_back(WorkItem {
+                remaining_ns: batch_ns,
+                tag: URGENT | BACKEND | r.guest.0,
+            });
+            self.note_guest_work(driver);
+        }
+    }
+
+    /// `dom` sends `bytes` to its remote peer.
+    pub(crate) fn net_send(&mut self, dom: DomId, bytes: u64, pkts: Option<u32>, token: u64) {
+        let pkts = pkts
+            .unwrap_or_else(|| packets(bytes, self.io.nic.mtu))
+            .max(1);
+        let r = IoReq {
+            guest: dom,
+            kind: IoKind::NetTx,
+            bytes,
+            pkts,
+            offset: 0,
+            token,
+            completed: false,
+        };
+        if self.is_driver(dom) {
+            self.transmit(r);
+        } else {
+            self.signal_backend(r);
+        }
+    }
+
+    /// Put `r` on the wire towards its peer.
+    fn transmit(&mut self, r: IoReq) {
+        let now = self.now;
+        let at = self.io.nic.transmit(now, r.bytes, r.pkts);
+        let st = &mut self.io.stats[r.guest.idx()];
+        st.tx_pkts += r.pkts as u64;
+        st.tx_bytes += r.bytes;
+        self.in_flight(
+            at,
+            InFlight::PeerRecv {
+                dom: r.guest,
+                token: r.token,
+            },
+        );
+    }
+
+    /// `dom`'s remote peer sends it `bytes` now.
+    pub(crate) fn peer_send(&mut self, dom: DomId, bytes: u64, pkts: Option<u32>, token: u64) {
+        let pkts = pkts
+            .unwrap_or_else(|| packets(bytes, self.io.nic.mtu))
+            .max(1);
+        let now = self.now;
+        let at = self.io.nic.receive(now, bytes, pkts);
+        self.in_flight(
+            at,
+            InFlight::NicArrive(IoReq {
+                guest: dom,
+                kind: IoKind::NetRx,
+                bytes,
+                pkts,
+                offset: 0,
+                token,
+                completed: false,
+            }),
+        );
+    }
+
+    /// `dom` reads or writes `bytes` at `offset` on its disk.
+    pub(crate) fn disk_io(&mut self, dom: DomId, write: bool, offset: u64, bytes: u64, token: u64) {
+        let r = IoReq {
+            guest: dom,
+            kind: if write {
+                IoKind::DiskWrite
+            } else {
+                IoKind::DiskRead
+            },
+            bytes,
+            pkts: 1,
+            offset,
+            token,
+            completed: false,
+        };
+        if self.is_driver(dom) {
+            self.disk_submit(r);
+        } else {
+            self.signal_backend(r);
+        }
+    }
+
+    /// Queue `r` at the disk; start it if the disk is free.
+    fn disk_submit(&mut self, r: IoReq) {
+        self.io.disk.queue.push_back(r);
+        self.disk_start();
+    }
+
+    fn disk_start(&mut self) {
+        if self.io.disk.busy {
+            return;
+        }
+        let Some(r) = self.io.disk.queue.pop_front() else {
+            return;
+        };
+        self.io.disk.busy = true;
+        let t = self.io.disk.service_ns(&r);
+        let at = self.now.after(t);
+        self.in_flight(at, InFlight::DiskDone(r));
+    }
+}
+
+impl Simulation {
+    /// Something in flight arrived (`Event::Io`).
+    pub(super) fn io_event(&mut self, slot: u32) {
+        match self.w.io.take(slot) {
+            InFlight::PeerRecv { dom, token } => {
+                self.call_workload(dom, |wl, g, rng| wl.peer_recv(g, rng, token));
+            }
+            InFlight::NicArrive(r) => {
+                if self.w.is_driver(r.guest) {
+                    self.deliver(r);
+                } else {
+                    self.w.signal_backend(r);
+                    self.dispatch_guest_work();
+                }
+            }
+            InFlight::DiskDone(mut r) => {
+                self.w.io.disk.busy = false;
+                self.w.disk_start();
+                if self.w.is_driver(r.guest) {
+                    self.deliver(r);
+                } else {
+                    // The completion interrupt reaches the driver domain;
+                    // blkback passes the response back through the ring.
+                    r.completed = true;
+                    self.w.signal_backend(r);
+                    self.dispatch_guest_work();
+                }
+            }
+        }
+    }
+
+    /// The backend of `guest` finished its current work item (the batch
+    /// overhead, or a pass over the items it took).
+    pub(super) fn backend_step(&mut self, guest: DomId) {
+        let driver = self.w.io.driver.expect("backends run in a driver domain");
+        let b = &mut self.w.io.backends[guest.idx()];
+        if b.in_overhead {
+            b.in_overhead = false;
+        } else {
+            let batch = std::mem::take(&mut b.batch);
+            let events: u64 = batch.iter().map(|r| r.events()).sum();
+            let st = &mut self.w.io.stats[driver.idx()];
+            st.backend_events += events;
+            self.w.io.stats[guest.idx()].io_events += events;
+            for r in &batch {
+                self.route_from_backend(*r);
+            }
+            // Hand the buffer back for reuse.
+            let b = &mut self.w.io.backends[guest.idx()];
+            let mut batch = batch;
+            batch.clear();
+            b.batch = batch;
+        }
+        let b = &mut self.w.io.backends[guest.idx()];
+        if b.pending.is_empty() {
+            b.active = false;
+            return;
+        }
+        // Take everything signalled so far into one pass.
+        std::mem::swap(&mut b.pending, &mut b.batch);
+        let cost: u64 = {
+            let c = &self.w.platform.io;
+            b.batch.iter().map(|r| r.backend_cost(c)).sum()
+        };
+        if b.batch.is_empty() {
+            b.active = false;
+            return;
+        }
+        self.w.io.stats[driver.idx()].backend_batches += 1;
+        // The same VCPU continues with the pass (it is at the head of the
+        // urgent queue, which the VCPU takes next).
+        self.w.doms[driver.idx()].irq_queue.push_front(WorkItem {
+            remaining_ns: cost,
+            tag: URGENT | BACKEND | guest.0,
+        });
+    }
+
+    /// The backend processed `r`: on to the device, or back to the guest.
+    fn route_from_backend(&mut self, r: IoReq) {
+        match r.kind {
+            IoKind::NetTx => self.w.transmit(r),
+            IoKind::NetRx => self.deliver(r),
+            IoKind::DiskRead | IoKind::DiskWrite => {
+                if r.completed {
+                    self.deliver(r);
+                } else {
+                    self.w.disk_submit(r);
+                }
+            }
+        }
+    }
+
+    /// `r` reaches its guest (an event channel to the front end).
+    fn deliver(&mut self, r: IoReq) {
+        let st = &mut self.w.io.stats[r.guest.idx()];
+        match r.kind {
+            IoKind::NetRx => {
+                st.rx_pkts += r.pkts as u64;
+                st.rx_bytes += r.bytes;
+            }
+            IoKind::DiskRead => {
+                st.disk_reads += 1;
+                st.disk_read_bytes += r.bytes;
+            }
+            IoKind::DiskWrite => {
+                st.disk_writes += 1;
+                st.disk_write_bytes += r.bytes;
+            }
+            IoKind::NetTx => unreachable!("transmissions are not delivered to guests"),
+        }
+        let (kind, token) = (r.kind, r.token);
+        self.call_workload(r.guest, |wl, g, rng| wl.io_done(g, rng, kind, token));
+    }
+}

@@ -1,0 +1,325 @@
+//! The split-driver I/O path: backends in the driver domain, the NIC, the disk.
+//!
+//! Guests never touch devices. A guest's transmit or disk request goes on its
+//! ring and an event channel wakes the driver domain; the driver domain's
+//! backend for that guest drains everything pending in one batch when it runs
+//! (cost: one per-batch overhead plus a per-item cost by kind), hands the
+//! requests to the devices and completed receptions back to the guest, whose
+//! workload then hears of them. A driver domain that runs more often handles
+//! fewer items per run and pays the per-batch overhead more often: the
+//! batching is what makes the scheduling order matter.
+//!
+//! Backends run as *interrupt work* in the driver domain: an urgent work item
+//! that takes a VCPU of the driver domain ahead of the domain's own work
+//! (Linux runs netback and blkback in softirq and kernel-thread context ahead
+//! of user processes). The engine owns the plumbing (`engine/io.rs`); this
+//! module holds the state and the device models.
+
+use crate::host::IoCosts;
+use crate::ids::DomId;
+use crate::time::Time;
+use std::collections::VecDeque;
+
+/// The kinds of I/O item, each with its own per-item cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum IoKind {
+    /// A packet arriving for a guest.
+    NetRx = 0,
+    /// A packet a guest sends.
+    NetTx = 1,
+    /// A disk read request.
+    DiskRead = 2,
+    /// A disk write request.
+    DiskWrite = 3,
+}
+
+impl IoKind {
+    /// Is this a disk request?
+    pub fn is_disk(self) -> bool {
+        matches!(self, IoKind::DiskRead | IoKind::DiskWrite)
+    }
+}
+
+/// Header bytes per packet besides the payload: TCP/IP headers (40) are
+/// inside the MTU; Ethernet framing (preamble, header, FCS, gap: 38) is on
+/// the wire.
+pub const TCPIP_HEADER: u64 = 40;
+/// Ethernet framing per packet on the wire.
+pub const ETHERNET_FRAMING: u64 = 38;
+
+/// One request travelling through the I/O path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoReq {
+    /// The guest it is for.
+    pub guest: DomId,
+    pub kind: IoKind,
+    /// Payload bytes.
+    pub bytes: u64,
+    /// Packets (network) or 1 (disk).
+    pub pkts: u32,
+    /// Byte offset on the disk (disk requests).
+    pub offset: u64,
+    /// The workload's identifier, handed back on completion.
+    pub token: u64,
+    /// A disk request on its way back (completion), not yet delivered.
+    pub completed: bool,
+}
+
+impl IoReq {
+    /// I/O events this item counts as: one per packet, one per disk request pass.
+    #[inline]
+    pub fn events(&self) -> u64 {
+        self.pkts.max(1) as u64
+    }
+
+    /// Driver-domain CPU to process it.
+    #[inline]
+    pub fn backend_cost(&self, c: &IoCosts) -> u64 {
+        match self.kind {
+            IoKind::NetRx => c.net_rx_ns * self.pkts as u64,
+            IoKind::NetTx => c.net_tx_ns * self.pkts as u64,
+            IoKind::DiskRead => c.disk_read_ns,
+            IoKind::DiskWrite => c.disk_write_ns,
+        }
+    }
+}
+
+/// Packets needed for `bytes` of payload at `mtu`.
+#[inline]
+pub fn packets(bytes: u64, mtu: u32) -> u32 {
+    let payload = (mtu as u64).saturating_sub(TCPIP_HEADER).max(1);
+    bytes.div_ceil(payload).max(1) as u32
+}
+
+/// The backend a driver domain runs for one guest (netback + blkback).
+#[derive(Clone, Debug, Default)]
+pub struct Backend {
+    /// Items signalled and not yet taken into a batch.
+    pub pending: Vec<IoReq>,
+    /// The items of the pass being processed.
+    pub batch: Vec<IoReq>,
+    /// A backend work item exists (queued or running).
+    pub active: bool,
+    /// The current work item is the per-batch overhead (else the items).
+    pub in_overhead: bool,
+}
+
+/// Cumulative I/O counters of one domain (reset at the end of warm-up).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IoStats {
+    /// Packets and payload bytes delivered to the domain.
+    pub rx_pkts: u64,
+    pub rx_bytes: u64,
+    /// Packets and payload bytes the domain sent (left the host).
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    /// Disk requests completed for the domain, and their bytes.
+    pub disk_reads: u64,
+    pub disk_read_bytes: u64,
+    pub disk_writes: u64,
+    pub disk_write_bytes: u64,
+    /// I/O events handled on the domain's behalf by a backend.
+    pub io_events: u64,
+    /// As a driver domain: I/O events its backends processed, and batches.
+    pub backend_events: u64,
+    pub backend_batches: u64,
+}
+
+/// The NIC and the link beyond it: full duplex, each direction serialises
+/// packets at the line rate, then the propagation latency applies.
+#[derive(Clone, Debug)]
+pub struct Nic {
+    pub bps: u64,
+    pub latency_ns: u64,
+    pub mtu: u32,
+    tx_free: Time,
+    rx_free: Time,
+}
+
+impl Nic {
+    pub fn new(c: &IoCosts) -> Nic {
+        Nic {
+            bps: c.nic_bps.max(1),
+            latency_ns: c.nic_latency_ns,
+            mtu: c.mtu,
+            tx_free: Time::ZERO,
+            rx_free: Time::ZERO,
+        }
+    }
+
+    /// Time on the wire for `bytes` of payload in `pkts` packets.
+    pub fn wire_ns(&self, bytes: u64, pkts: u32) -> u64 {
+        let on_wire = bytes + pkts as u64 * (TCPIP_HEADER + ETHERNET_FRAMING);
+        ((on_wire as u128 * 8 * 1_000_000_000u128).div_ceil(self.bps as u128)) as u64
+    }
+
+    /// Send from the host at `now`: when the last bit reaches the peer.
+    pub fn transmit(&mut self, now: Time, bytes: u64, pkts: u32) -> Time {
+        let start = self.tx_free.max(now);
+        self.tx_free = start.after(self.wire_ns(bytes, pkts));
+        self.tx_free.after(self.latency_ns)
+    }
+
+    /// A peer sends at `now`: when the last bit reaches the host's NIC.
+    pub fn receive(&mut self, now: Time, bytes: u64, pkts: u32) -> Time {
+        let start = now.after(self.latency_ns).max(self.rx_free);
+        self.rx_free = start.after(self.wire_ns(bytes, pkts));
+        self.rx_free
+    }
+}
+
+/// A disk: one request in service at a time, FIFO queue. A request that
+/// starts where the previous one ended is sequential (transfer only);
+/// otherwise it pays an average seek and half a revolution.
+#[derive(Clone, Debug)]
+pub struct Disk {
+    pub seek_ns: u64,
+    pub rotation_ns: u64,
+    pub bps: u64,
+    pub request_ns: u64,
+    pub queue: VecDeque<IoReq>,
+    pub busy: bool,
+    /// Where the head is (the end of the last request served).
+    pub head: u64,
+}
+
+impl Disk {
+    pub fn new(c: &IoCosts) -> Disk {
+        Disk {
+            seek_ns: c.disk_seek_ns,
+            rotation_ns: c.disk_rotation_ns,
+            bps: c.disk_bps.max(1),
+            request_ns: c.disk_request_ns,
+            queue: VecDeque::new(),
+            busy: false,
+            head: 0,
+        }
+    }
+
+    /// Service time of `r` given the head position; moves the head.
+    pub fn service_ns(&mut self, r: &IoReq) -> u64 {
+        let positioning = if r.offset == self.head {
+            0
+        } else {
+            self.seek_ns + self.rotation_ns
+        };
+        self.head = r.offset + r.bytes;
+        let transfer = ((r.bytes as u128 * 1_000_000_000u128).div_ceil(self.bps as u128)) as u64;
+        self.request_ns + positioning + transfer
+    }
+}
+
+/// Something in flight outside any CPU: on the wire or in the disk.
+#[derive(Clone, Copy, Debug)]
+pub enum InFlight {
+    /// Data a domain sent reaches its remote peer.
+    PeerRecv { dom: DomId, token: u64 },
+    /// A packet from a remote peer reaches the host's NIC.
+    NicArrive(IoReq),
+    /// The disk finished a request.
+    DiskDone(IoReq),
+}
+
+/// All I/O state of a host.
+#[derive(Clone, Debug)]
+pub struct IoState {
+    /// The driver domain (the first domain with `driver = true`).
+    pub driver: Option<DomId>,
+    /// One backend per domain (used for guests of the driver domain).
+    pub backends: Vec<Backend>,
+    pub stats: Vec<IoStats>,
+    pub nic: Nic,
+    pub disk: Disk,
+    /// Slab of in-flight operations; events carry the slot.
+    pub slots: Vec<Option<InFlight>>,
+    pub free: Vec<u32>,
+}
+
+impl IoState {
+    pub fn new(ndoms: usize, driver: Option<DomId>, c: &IoCosts) -> IoState {
+        IoState {
+            driver,
+            backends: vec![Backend::default(); ndoms],
+            stats: vec![IoStats::default(); ndoms],
+            nic: Nic::new(c),
+            disk: Disk::new(c),
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// Keep `op` until its event fires; returns its slot.
+    pub fn park(&mut self, op: InFlight) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(op);
+                i
+            }
+            None => {
+                self.slots.push(Some(op));
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Take the operation of `slot` back.
+    pub fn take(&mut self, slot: u32) -> InFlight {
+        let op = self.slots[slot as usize]
+            .take()
+            .expect("an in-flight slot fires once");
+        self.free.push(slot);
+        op
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::Platform;
+
+    fn costs() -> IoCosts {
+        Platform::builtin("thesis2015", "p").unwrap().io
+    }
+
+    #[test]
+    fn packets_round_up() {
+        assert_eq!(packets(1, 1500), 1);
+        assert_eq!(packets(1460, 1500), 1);
+        assert_eq!(packets(1461, 1500), 2);
+        assert_eq!(packets(10 * 1024, 1500), 8);
+    }
+
+    #[test]
+    fn nic_serialises_at_line_rate() {
+        let mut n = Nic::new(&costs());
+        // 100 Mbit/s: one full packet is 1538 bytes on the wire = 123.04 µs.
+        assert_eq!(n.wire_ns(1460, 1), 123_040);
+        let a = n.transmit(Time::ZERO, 1460, 1);
+        let b = n.transmit(Time::ZERO, 1460, 1);
+        assert_eq!(
+            b.since(a),
+            123_040,
+            "back-to-back packets queue on the link"
+        );
+    }
+
+    #[test]
+    fn disk_sequential_vs_random() {
+        let mut d = Disk::new(&costs());
+        let r = |offset| IoReq {
+            guest: DomId(0),
+            kind: IoKind::DiskRead,
+            bytes: 1 << 20,
+            pkts: 1,
+            offset,
+            token: 0,
+            completed: false,
+        };
+        let first = d.service_ns(&r(1 << 30)); // random: seek + rotation
+        let seq = d.service_ns(&r((1 << 30) + (1 << 20)));
+        assert_eq!(first - seq, d.seek_ns + d.rotation_ns);
+        // 1 MiB at 56.5 MB/s plus 100 µs.
+        assert_eq!(seq, 100_000 + (1u64 << 20) * 1_000_000_000 / 56_500_000 + 1);
+    }
+}

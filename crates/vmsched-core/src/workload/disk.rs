@@ -1,0 +1,351 @@
+//! Disk workloads: `disk-read` (dd reading a file block by block) and
+//! `iozone` (sequential or random reads or writes of records, direct I/O).
+//!
+//! Each disk request costs the guest `guest_disk_ns` of CPU (its block front
+//! end, issue plus completion), charged before the request is issued. Sizes
+//! in KiB (1024 bytes), and throughputs in KB/s with KB = 1024 bytes, as
+//! IOzone reports them.
+
+use super::{rate, GuestCtx, IoKind, Rng, Workload, WorkloadInfo};
+use crate::domain::WorkItem;
+use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::time::Time;
+use serde_json::{Map, Value as Json};
+
+const fn p(
+    name: &'static str,
+    unit: &'static str,
+    kind: ParamKind,
+    default: Default,
+    doc: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        unit,
+        kind,
+        default,
+        scope: ParamScope::Workload,
+        doc,
+    }
+}
+
+const KIB: u64 = 1024;
+
+pub(super) const DISK_READ: WorkloadInfo = WorkloadInfo {
+    kind: "disk-read",
+    summary: "dd reading a file in blocks, one at a time, through the page cache's read-ahead.",
+    params: &[
+        p(
+            "block_kb",
+            "KiB",
+            ParamKind::Float { min: 0.5, max: 1_048_576.0 },
+            Default::Float(1.0),
+            "Block size (dd bs=).",
+        ),
+        p(
+            "blocks",
+            "",
+            ParamKind::Int { min: 0, max: 1 << 40 },
+            Default::Int(1000),
+            "Blocks per dd run (count=); the run repeats from the file's start; 0 reads on forever.",
+        ),
+        p(
+            "readahead_kb",
+            "KiB",
+            ParamKind::Float { min: 0.0, max: 1_048_576.0 },
+            Default::Float(128.0),
+            "Guest read-ahead: a block missing from the page cache fetches this much; 0 sends every block to the disk.",
+        ),
+    ],
+    metrics: &["throughput_kb_s", "requests", "runs"],
+    check: super::no_check,
+    io: true,
+    make: |p: &Params| {
+        let block = ((p.float("block_kb") * KIB as f64).round() as u64).max(1);
+        let ra = (p.float("readahead_kb") * KIB as f64).round() as u64;
+        Box::new(DiskRead {
+            block,
+            blocks: p.int("blocks") as u64,
+            fetch: ra.max(block),
+            pos: 0,
+            cached_to: 0,
+            done_in_run: 0,
+            bytes: 0,
+            requests: 0,
+            runs: 0,
+            from: Time::ZERO,
+        })
+    },
+};
+
+/// Tags.
+const ISSUE: u32 = 0;
+const COPY: u32 = 1;
+
+struct DiskRead {
+    block: u64,
+    blocks: u64,
+    /// Bytes one disk request fetches (read-ahead, at least a block).
+    fetch: u64,
+    /// File offset of the next block.
+    pos: u64,
+    /// The page cache holds the file up to here.
+    cached_to: u64,
+    done_in_run: u64,
+    bytes: u64,
+    requests: u64,
+    runs: u64,
+    from: Time,
+}
+
+impl DiskRead {
+    /// dd asks for the block at `pos`.
+    fn next(&mut self, g: &mut GuestCtx) {
+        if self.blocks > 0 && self.done_in_run == self.blocks {
+            // The run is over; dd starts again on the same file (cold cache).
+            self.runs += 1;
+            self.done_in_run = 0;
+            self.pos = 0;
+            self.cached_to = 0;
+        }
+        let c = g.io_costs().guest_disk_ns;
+        if self.pos + self.block <= self.cached_to {
+            // A page-cache hit: a copy to user space.
+            g.push(WorkItem {
+                remaining_ns: (c / 4).max(1),
+                tag: COPY,
+            });
+        } else {
+            g.push(WorkItem {
+                remaining_ns: c,
+                tag: ISSUE,
+            });
+        }
+    }
+
+    fn block_done(&mut self, g: &mut GuestCtx) {
+        self.pos += self.block;
+        self.done_in_run += 1;
+        if g.now() >= self.from {
+            self.bytes += self.block;
+        }
+        self.next(g);
+    }
+}
+
+impl Workload for DiskRead {
+    fn kind(&self) -> &'static str {
+        "disk-read"
+    }
+
+    fn start(&mut self, g: &mut GuestCtx, _rng: &mut Rng) {
+        self.next(g);
+    }
+
+    fn work_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, _vcpu: u32, tag: u32) {
+        if tag == COPY {
+            self.block_done(g);
+        } else {
+            let start = self.cached_to.max(self.pos);
+            let len = self.fetch.max(self.pos + self.block - start);
+            self.requests += 1;
+            g.disk_io(false, start, len, start + len);
+        }
+    }
+
+    fn io_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, kind: IoKind, token: u64) {
+        debug_assert_eq!(kind, IoKind::DiskRead);
+        self.cached_to = token;
+        self.block_done(g);
+    }
+
+    fn reset_metrics(&mut self, now: Time) {
+        self.from = now;
+        self.bytes = 0;
+        self.requests = 0;
+        self.runs = 0;
+    }
+
+    fn metrics(&self, now: Time) -> Map<String, Json> {
+        let mut m = Map::new();
+        m.insert(
+            "throughput_kb_s".into(),
+            (rate(self.bytes, self.from, now) / KIB as f64).into(),
+        );
+        m.insert("requests".into(), self.requests.into());
+        m.insert("runs".into(), self.runs.into());
+        m
+    }
+}
+
+pub(super) const IOZONE: WorkloadInfo = WorkloadInfo {
+    kind: "iozone",
+    summary: "IOzone with direct I/O: sequential or random reads or writes of records over a file.",
+    params: &[
+        p(
+            "mode",
+            "",
+            ParamKind::Choice(&["seq-read", "seq-write", "rand-read", "rand-write"]),
+            Default::Str("seq-read"),
+            "The IOzone test: S-Read, S-Write, R-Read or R-Write.",
+        ),
+        p(
+            "record_kb",
+            "KiB",
+            ParamKind::Float { min: 4.0, max: 1_048_576.0 },
+            Default::Float(1024.0),
+            "Record length (iozone -r).",
+        ),
+        p(
+            "file_mb",
+            "MiB",
+            ParamKind::Float { min: 0.004, max: 16_777_216.0 },
+            Default::Float(512.0),
+            "File size (iozone -s); the test repeats over the file.",
+        ),
+        p(
+            "max_request_kb",
+            "KiB",
+            ParamKind::Float { min: 4.0, max: 1_048_576.0 },
+            Default::Float(44.0),
+            "Largest request the guest's block front end issues (11 segments of 4 KiB without indirect descriptors); a record is split into requests issued together.",
+        ),
+        p(
+            "native_request_kb",
+            "KiB",
+            ParamKind::Float { min: 4.0, max: 1_048_576.0 },
+            Default::Float(512.0),
+            "Largest request when the driver domain itself runs IOzone (Linux max_sectors_kb).",
+        ),
+    ],
+    metrics: &["throughput_kb_s", "records", "requests"],
+    check: super::no_check,
+    io: true,
+    make: |p: &Params| {
+        let mode = p.str("mode");
+        Box::new(Iozone {
+            write: mode.ends_with("write"),
+            random: mode.starts_with("rand"),
+            record: ((p.float("record_kb") * KIB as f64).round() as u64).max(1),
+            file: ((p.float("file_mb") * (KIB * KIB) as f64).round() as u64).max(1),
+            max_req: ((p.float("max_request_kb") * KIB as f64).round() as u64).max(1),
+            native_req: ((p.float("native_request_kb") * KIB as f64).round() as u64).max(1),
+            pos: 0,
+            outstanding: 0,
+            bytes: 0,
+            records: 0,
+            requests: 0,
+            from: Time::ZERO,
+        })
+    },
+};
+
+struct Iozone {
+    write: bool,
+    random: bool,
+    record: u64,
+    file: u64,
+    max_req: u64,
+    native_req: u64,
+    /// Offset of the current record.
+    pos: u64,
+    /// Requests of the current record not yet completed.
+    outstanding: u32,
+    bytes: u64,
+    records: u64,
+    requests: u64,
+    from: Time,
+}
+
+impl Iozone {
+    fn chunk(&self, g: &GuestCtx) -> u64 {
+        if g.is_driver() {
+            self.native_req
+        } else {
+            self.max_req
+        }
+    }
+
+    /// Start the next record: its CPU (one front-end cost per request) first.
+    fn next_record(&mut self, g: &mut GuestCtx, rng: &mut Rng) {
+        let records = (self.file / self.record).max(1);
+        self.pos = if self.random {
+            rng.below(records) * self.record
+        } else {
+            let next = self.pos + self.record;
+            if next + self.record > self.file {
+                0
+            } else {
+                next
+            }
+        };
+        let nreq = self.record.div_ceil(self.chunk(g));
+        g.push(WorkItem {
+            remaining_ns: nreq * g.io_costs().guest_disk_ns,
+            tag: 0,
+        });
+    }
+}
+
+impl Workload for Iozone {
+    fn kind(&self) -> &'static str {
+        "iozone"
+    }
+
+    fn start(&mut self, g: &mut GuestCtx, rng: &mut Rng) {
+        // The first sequential record is at offset 0.
+        self.pos = self.file;
+        if !self.random {
+            self.pos = 0;
+            let nreq = self.record.div_ceil(self.chunk(g));
+            g.push(WorkItem {
+                remaining_ns: nreq * g.io_costs().guest_disk_ns,
+                tag: 0,
+            });
+        } else {
+            self.next_record(g, rng);
+        }
+    }
+
+    fn work_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, _vcpu: u32, _tag: u32) {
+        let chunk = self.chunk(g);
+        let mut off = 0;
+        while off < self.record {
+            let len = chunk.min(self.record - off);
+            g.disk_io(self.write, self.pos + off, len, 0);
+            self.outstanding += 1;
+            self.requests += 1;
+            off += len;
+        }
+    }
+
+    fn io_done(&mut self, g: &mut GuestCtx, rng: &mut Rng, _kind: IoKind, _token: u64) {
+        self.outstanding -= 1;
+        if self.outstanding > 0 {
+            return;
+        }
+        if g.now() >= self.from {
+            self.bytes += self.record;
+            self.records += 1;
+        }
+        self.next_record(g, rng);
+    }
+
+    fn reset_metrics(&mut self, now: Time) {
+        self.from = now;
+        self.bytes = 0;
+        self.records = 0;
+        self.requests = 0;
+    }
+
+    fn metrics(&self, now: Time) -> Map<String, Json> {
+        let mut m = Map::new();
+        m.insert(
+            "throughput_kb_s".into(),
+            (rate(self.bytes, self.from, now) / KIB as f64).into(),
+        );
+        m.insert("records".into(), self.records.into());
+        m.insert("requests".into(), self.requests.into());
+        m
+    }
+}
