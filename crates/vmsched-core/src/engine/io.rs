@@ -6,6 +6,10 @@ use super::{Event, Simulation, World};
 use crate::domain::{WorkItem, BACKEND, URGENT};
 use crate::ids::DomId;
 use crate::io::{packets, InFlight, IoKind, IoReq};
+
+/// `remaining_ns` of a backend work item not yet started: its batch is
+/// taken, and its cost known, when a VCPU of the driver domain starts it.
+pub(super) const UNSTARTED: u64 = u64::MAX - 1;
 use crate::time::Time;
 
 impl World {
@@ -36,14 +40,27 @@ impl World {
         b.pending.push(r);
         if !b.active {
             b.active = true;
-            b.in_overhead = true;
-            let batch_ns = self.platform.io.batch_ns;
             self.doms[driver.idx()].irq_queue.push_back(WorkItem {
-                remaining_ns: batch_ns,
+                remaining_ns: UNSTARTED,
                 tag: URGENT | BACKEND | r.guest.0,
             });
             self.note_guest_work(driver);
         }
+    }
+
+    /// A driver-domain VCPU starts the backend of `guest`: it takes
+    /// everything signalled so far into one batch. Returns the batch's cost:
+    /// the per-batch overhead plus each item's.
+    pub(super) fn begin_batch(&mut self, guest: DomId) -> u64 {
+        let c = &self.platform.io;
+        let b = &mut self.io.backends[guest.idx()];
+        debug_assert!(b.batch.is_empty());
+        std::mem::swap(&mut b.pending, &mut b.batch);
+        let cost: u64 = b.batch.iter().map(|r| r.backend_cost(c)).sum();
+        if let Some(d) = self.io.driver {
+            self.io.stats[d.idx()].backend_batches += 1;
+        }
+        c.batch_ns + cost
     }
 
     /// `dom` sends `bytes` to its remote peer.
@@ -182,9 +199,7 @@ impl Simulation {
     pub(super) fn backend_step(&mut self, guest: DomId) {
         let driver = self.w.io.driver.expect("backends run in a driver domain");
         let b = &mut self.w.io.backends[guest.idx()];
-        if b.in_overhead {
-            b.in_overhead = false;
-        } else {
+        {
             let batch = std::mem::take(&mut b.batch);
             let events: u64 = batch.iter().map(|r| r.events()).sum();
             let st = &mut self.w.io.stats[driver.idx()];
@@ -204,19 +219,14 @@ impl Simulation {
             b.active = false;
             return;
         }
-        // Take everything signalled so far into one pass.
+        // More arrived meanwhile: the same VCPU goes on with another pass
+        // over everything signalled so far (it is at the head of the urgent
+        // queue, which the VCPU takes next), without a new wake-up's overhead.
         std::mem::swap(&mut b.pending, &mut b.batch);
         let cost: u64 = {
             let c = &self.w.platform.io;
             b.batch.iter().map(|r| r.backend_cost(c)).sum()
         };
-        if b.batch.is_empty() {
-            b.active = false;
-            return;
-        }
-        self.w.io.stats[driver.idx()].backend_batches += 1;
-        // The same VCPU continues with the pass (it is at the head of the
-        // urgent queue, which the VCPU takes next).
         self.w.doms[driver.idx()].irq_queue.push_front(WorkItem {
             remaining_ns: cost,
             tag: URGENT | BACKEND | guest.0,

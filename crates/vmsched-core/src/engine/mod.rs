@@ -187,9 +187,14 @@ impl World {
                 .or_else(|| vc.stashed.take())
                 .or_else(|| d.queue.pop_front());
         }
-        let Some(item) = vc.item else {
+        let Some(mut item) = vc.item else {
             return false;
         };
+        if item.remaining_ns == io::UNSTARTED && item.tag & BACKEND != 0 {
+            item.remaining_ns = self.begin_batch(crate::ids::DomId(item.tag & TAG_MASK));
+            self.vcpus[v.idx()].item = Some(item);
+        }
+        let vc = &mut self.vcpus[v.idx()];
         vc.work_gen = vc.work_gen.wrapping_add(1);
         if item.remaining_ns != FOREVER {
             let at = vc.progress_from.after(item.remaining_ns);

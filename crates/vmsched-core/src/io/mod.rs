@@ -101,8 +101,6 @@ pub struct Backend {
     pub batch: Vec<IoReq>,
     /// A backend work item exists (queued or running).
     pub active: bool,
-    /// The current work item is the per-batch overhead (else the items).
-    pub in_overhead: bool,
 }
 
 /// Cumulative I/O counters of one domain (reset at the end of warm-up).
