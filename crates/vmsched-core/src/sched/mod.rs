@@ -177,6 +177,22 @@ impl<'a> SchedCtx<'a> {
         &self.w.platform
     }
 
+    /// The I/O counters of domain `dom` so far (packets and bytes it
+    /// received and sent, disk requests, I/O events its backend handled;
+    /// reset at the end of warm-up). What a communication-aware scheduler
+    /// reads; as in Xen, where such a scheduler counts the event-channel
+    /// notifications and page flips it sees, it may observe, not act on I/O.
+    #[inline]
+    pub fn io_stats(&self, dom: DomId) -> &crate::io::IoStats {
+        &self.w.io.stats[dom.idx()]
+    }
+
+    /// The driver domain, if the host has one.
+    #[inline]
+    pub fn driver_domain(&self) -> Option<DomId> {
+        self.w.io.driver
+    }
+
     /// Number of PCPUs.
     #[inline]
     pub fn npcpus(&self) -> usize {
