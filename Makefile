@@ -2,6 +2,8 @@
 #   make demo   set up (Python virtual environment, Rust build) and run the demo
 #   make test   set up and run every check and test, as CI does (.ci/run)
 #   make bench  the engine's speed and memory on the standard scenarios
+#   make browser  install Debian's Chromium if missing (the HTML report tests
+#                 open reports in a real headless browser); part of `make test`
 # Setup is idempotent: the package is (re)installed only when the Rust sources
 # or the packaging changed since the last install.
 
@@ -12,7 +14,7 @@ BIN := $(VENV)/bin
 BUILD_INPUTS := pyproject.toml Cargo.toml Cargo.lock \
 	$(shell find crates -type f \( -name '*.rs' -o -name '*.toml' \) -not -path '*/target/*')
 
-.PHONY: demo test bench setup
+.PHONY: demo test bench setup browser
 
 demo: setup
 	$(BIN)/vmsched run scenarios/credit-three-vms.toml --out results/demo
@@ -21,7 +23,7 @@ demo: setup
 		$(BIN)/vmsched alert --scheduler credit --quick --out results/demo/alert; \
 	fi
 
-test: setup
+test: setup browser
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 	cargo test --release --locked -p vmsched-core
@@ -33,6 +35,15 @@ bench: setup
 	$(BIN)/vmsched bench --out results/bench
 
 setup: $(VENV)/.installed
+
+# apt-get needs root: sudo when not root (and sudo exists).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium (headless browser for the HTML report tests)"; \
+		$(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y --no-install-recommends chromium; }
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

@@ -3,6 +3,7 @@
     r = vmsched.run("scenarios/credit-three-vms.toml")
     r.summary        # dict, the same as summary.json
     r.timeseries     # pandas DataFrame: time_s, domain, vcpu, cpu_pct, runnable_pct, blocked_pct
+    r.plot.cpu()     # matplotlib Figures: CPU share over time, wake-up latency (vmsched.plot)
     r.save("results/run1")
 
 `run` also takes a `Scenario` built as Python objects, or a plain dict.
@@ -46,6 +47,13 @@ class Result:
         if self._df is None:
             self._df = series_frame(self._series)
         return self._df
+
+    @property
+    def plot(self):
+        """Figures of this run: `r.plot.cpu()`, `r.plot.latency()` (vmsched.plot.Plots)."""
+        from vmsched.plot import Plots
+
+        return Plots(self)
 
     def domain(self, name: str) -> dict[str, Any]:
         """The summary of one domain, by name."""

@@ -1,4 +1,5 @@
-"""The command line: `vmsched run | validate | schedulers | workloads | bench | alert`.
+"""The command line: `vmsched run | validate | schedulers | workloads | bench | top | alert |
+reproduce | plot | compare`.
 
 Output is short by default and detailed with `-v`. Exit status (docs/cli.md):
 0 success; 1 an internal error, which is a bug in vmsched; 2 bad input (a
@@ -25,6 +26,9 @@ from rich.table import Table
 from rich.text import Text
 
 import vmsched
+from vmsched import compare as compare_cmd
+from vmsched import monitor
+from vmsched import plot as plot_cmd
 from vmsched.api import Result, prepare_out_dir, write_atomic
 from vmsched.bench import REPEATS, run_benchmarks
 from vmsched.errors import InternalError, ScenarioError, unknown_name
@@ -301,6 +305,18 @@ def _add_alert(sub: argparse._SubParsersAction) -> None:
     sub.choices["alert"].set_defaults(func=alert.main)
 
 
+def _add_reproduce(sub: argparse._SubParsersAction) -> None:
+    """`vmsched reproduce`, when the vmsched.reproduce package exists (it registers its
+    own options with `add_parser` and runs with `main(args) -> int`)."""
+    try:
+        import vmsched.reproduce as reproduce
+    except ModuleNotFoundError as exc:
+        if exc.name != "vmsched.reproduce":
+            raise
+        return
+    reproduce.add_parser(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `vmsched` argument parser, with every subcommand."""
     parser = argparse.ArgumentParser(
@@ -349,7 +365,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", metavar="DIR", help="also write bench.json into DIR")
 
+    p = add("top", monitor.main, monitor.HELP)
+    monitor.add_arguments(p)
+
     _add_alert(sub)
+    _add_reproduce(sub)
+    # Each registers its own parser and `func`; matplotlib loads only when they run.
+    plot_cmd.add_parser(sub, [common])
+    compare_cmd.add_parser(sub, [common])
     return parser
 
 

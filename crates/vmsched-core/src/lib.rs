@@ -35,6 +35,7 @@
 //! ```
 
 pub mod bench;
+pub mod cluster;
 pub mod cpumask;
 pub mod domain;
 pub mod engine;
@@ -50,6 +51,7 @@ pub mod sched;
 pub mod time;
 pub mod workload;
 
+pub use cluster::{Cluster, ClusterScenario};
 pub use engine::{Progress, Simulation};
 pub use error::{ScenarioError, SimError};
 pub use scenario::Scenario;

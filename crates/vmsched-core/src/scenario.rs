@@ -943,6 +943,16 @@ fn parse_actions(
 impl Scenario {
     /// Validate a scenario tree.
     pub fn from_json(v: &Json) -> Result<Scenario, ScenarioError> {
+        Scenario::from_json_in(v, None)
+    }
+
+    /// Validate one host's scenario tree; `cluster` is the cluster's
+    /// directory and this host's name when the host is part of one (its
+    /// workloads may then name other hosts' domains).
+    pub fn from_json_in(
+        v: &Json,
+        cluster: Option<(&crate::io::Directory, &str)>,
+    ) -> Result<Scenario, ScenarioError> {
         let t = as_table(v, "")?;
         check_keys(
             t,
@@ -1015,6 +1025,16 @@ impl Scenario {
                 ));
             }
         }
+        match cluster {
+            None => {
+                let names: Vec<String> = domains.iter().map(|d| d.name.clone()).collect();
+                let dir = crate::io::Directory {
+                    hosts: vec![(String::new(), names)],
+                };
+                check_peers(&domains, &dir, None, "")?;
+            }
+            Some((dir, me)) => check_peers(&domains, dir, Some(me), "")?,
+        }
         let total_vcpus: u64 = domains.iter().map(|d| u64::from(d.vcpus)).sum();
         if total_vcpus > 1 << 20 {
             return Err(err(
@@ -1046,6 +1066,74 @@ impl Scenario {
             toml::from_str(text).map_err(|e| err("", format!("TOML syntax error: {e}")))?;
         Scenario::from_json(&v)
     }
+}
+
+/// Check that every peer the domains' workloads name exists: on this host
+/// (`host = None` in a peer reference) or on a host of `dir` (a cluster;
+/// `this_host` is the name of the host these domains are on, `None` outside
+/// a cluster). `prefix` is prepended to error paths (e.g. `host[1].`).
+pub fn check_peers(
+    domains: &[DomainSpec],
+    dir: &crate::io::Directory,
+    this_host: Option<&str>,
+    prefix: &str,
+) -> Result<(), ScenarioError> {
+    let local: Vec<&str> = domains.iter().map(|d| d.name.as_str()).collect();
+    for (i, d) in domains.iter().enumerate() {
+        let Some(info) = workload::find(&d.workload.kind) else {
+            continue;
+        };
+        for (param, host, dom) in (info.peers)(&d.workload.params) {
+            let path = format!("{prefix}domain[{i}].workload.{param}");
+            let candidates: Vec<&str> = match (&host, this_host) {
+                (None, _) => local.clone(),
+                (Some(h), None) => {
+                    return Err(err(
+                        path,
+                        format!(
+                            "names host \"{h}\", but this scenario has one host; \
+                             expected a domain of this host, or a cluster scenario with [[host]] tables"
+                        ),
+                    ))
+                }
+                (Some(h), Some(_)) => match dir.hosts.iter().find(|(n, _)| n == h) {
+                    Some((_, doms)) => doms.iter().map(|s| s.as_str()).collect(),
+                    None => {
+                        let hosts: Vec<&str> = dir.hosts.iter().map(|(n, _)| n.as_str()).collect();
+                        return Err(err(
+                            path,
+                            format!(
+                                "names host \"{h}\", which does not exist; expected one of {}{}",
+                                hosts.join(", "),
+                                suggestion(h, hosts.iter().copied())
+                            ),
+                        ));
+                    }
+                },
+            };
+            let same_host = host.is_none() || host.as_deref() == this_host;
+            if same_host && dom == d.name {
+                return Err(err(
+                    path,
+                    format!("\"{dom}\" is the domain itself; expected another domain"),
+                ));
+            }
+            if !candidates.contains(&dom.as_str()) {
+                return Err(err(
+                    path,
+                    format!(
+                        "\"{dom}\" is not a domain{}; expected one of {}{}",
+                        host.as_ref()
+                            .map(|h| format!(" of host {h}"))
+                            .unwrap_or_default(),
+                        candidates.join(", "),
+                        suggestion(&dom, candidates.iter().copied())
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use super::{Event, Simulation, World};
 use crate::domain::{WorkItem, BACKEND, URGENT};
 use crate::ids::DomId;
-use crate::io::{packets, InFlight, IoKind, IoReq};
+use crate::io::{packets, Endpoint, InFlight, IoKind, IoReq, Peer};
 
 /// `remaining_ns` of a backend work item not yet started: its batch is
 /// taken, and its cost known, when a VCPU of the driver domain starts it.
@@ -76,6 +76,7 @@ impl World {
             offset: 0,
             token,
             completed: false,
+            peer: Peer::External,
         };
         if self.is_driver(dom) {
             self.transmit(r);
@@ -84,8 +85,64 @@ impl World {
         }
     }
 
-    /// Put `r` on the wire towards its peer.
+    /// `dom` sends `bytes` to domain `to`: on this host over the driver
+    /// domain's bridge (both backends work on it), to another host through
+    /// both NICs. `to` hears of it in `Workload::message`.
+    pub(crate) fn net_send_to(
+        &mut self,
+        dom: DomId,
+        to: Endpoint,
+        bytes: u64,
+        pkts: Option<u32>,
+        token: u64,
+    ) {
+        let pkts = pkts
+            .unwrap_or_else(|| packets(bytes, self.io.nic.mtu))
+            .max(1);
+        let r = IoReq {
+            guest: dom,
+            kind: IoKind::NetTx,
+            bytes,
+            pkts,
+            offset: 0,
+            token,
+            completed: false,
+            peer: Peer::Domain(to),
+        };
+        if self.is_driver(dom) {
+            self.transmit(r);
+        } else {
+            self.signal_backend(r);
+        }
+    }
+
+    /// Put `r` on the wire towards its peer (or across the bridge).
     fn transmit(&mut self, r: IoReq) {
+        if let Peer::Domain(to) = r.peer {
+            let st = &mut self.io.stats[r.guest.idx()];
+            st.tx_pkts += r.pkts as u64;
+            st.tx_bytes += r.bytes;
+            let from = Endpoint {
+                host: self.io.host,
+                dom: r.guest,
+            };
+            let rx = IoReq {
+                guest: to.dom,
+                kind: IoKind::NetRx,
+                peer: Peer::Domain(from),
+                ..r
+            };
+            if to.host == self.io.host {
+                // Bridged in the driver domain: straight to the receiver's
+                // backend (or to the driver domain itself).
+                self.bridge_in(rx);
+            } else {
+                let now = self.now;
+                let at = self.io.nic.transmit(now, r.bytes, r.pkts);
+                self.io.outbox.push((at, to.host, rx));
+            }
+            return;
+        }
         let now = self.now;
         let at = self.io.nic.transmit(now, r.bytes, r.pkts);
         let st = &mut self.io.stats[r.guest.idx()];
@@ -117,6 +174,7 @@ impl World {
                 offset: 0,
                 token,
                 completed: false,
+                peer: Peer::External,
             }),
         );
     }
@@ -135,6 +193,7 @@ impl World {
             offset,
             token,
             completed: false,
+            peer: Peer::External,
         };
         if self.is_driver(dom) {
             self.disk_submit(r);
@@ -163,7 +222,34 @@ impl World {
     }
 }
 
+impl World {
+    /// A network item for a domain of this host enters its driver domain
+    /// (from the NIC or the bridge).
+    fn bridge_in(&mut self, r: IoReq) {
+        if self.is_driver(r.guest) {
+            // Delivered at once; `Event::Io` with a ready slot does it in order.
+            let now = self.now;
+            self.in_flight(now, InFlight::Deliver(r));
+        } else {
+            self.signal_backend(r);
+        }
+    }
+}
+
 impl Simulation {
+    /// A packet from another host of the cluster reaches this host's NIC
+    /// port at `at` (the cluster calls this; `at` is not in the past).
+    pub fn inject_from_host(&mut self, at: Time, r: IoReq) {
+        let (bytes, pkts) = (r.bytes, r.pkts);
+        let t = self.w.io.nic.arrive(at, bytes, pkts);
+        self.w.in_flight(t, InFlight::NicArrive(r));
+    }
+
+    /// Packets this host sent to other hosts since the last call.
+    pub fn take_outbox(&mut self) -> Vec<(Time, u32, IoReq)> {
+        std::mem::take(&mut self.w.io.outbox)
+    }
+
     /// Something in flight arrived (`Event::Io`).
     pub(super) fn io_event(&mut self, slot: u32) {
         match self.w.io.take(slot) {
@@ -178,6 +264,7 @@ impl Simulation {
                     self.dispatch_guest_work();
                 }
             }
+            InFlight::Deliver(r) => self.deliver(r),
             InFlight::DiskDone(mut r) => {
                 self.w.io.disk.busy = false;
                 self.w.disk_start();
@@ -267,6 +354,10 @@ impl Simulation {
             IoKind::NetTx => unreachable!("transmissions are not delivered to guests"),
         }
         let (kind, token) = (r.kind, r.token);
-        self.call_workload(r.guest, |wl, g, rng| wl.io_done(g, rng, kind, token));
+        if let Peer::Domain(from) = r.peer {
+            self.call_workload(r.guest, |wl, g, rng| wl.message(g, rng, from, token));
+        } else {
+            self.call_workload(r.guest, |wl, g, rng| wl.io_done(g, rng, kind, token));
+        }
     }
 }

@@ -68,6 +68,8 @@ pub struct World {
     fatal: Option<String>,
     /// The I/O path: backends, devices, counters.
     pub(crate) io: IoState,
+    /// Every host's and domain's name (this host alone, outside a cluster).
+    pub(crate) directory: std::sync::Arc<crate::io::Directory>,
 }
 
 impl World {
@@ -274,7 +276,17 @@ impl Simulation {
         scenario: &Scenario,
         custom: impl FnMut(usize, &crate::scenario::DomainSpec) -> Option<Box<dyn Workload>>,
     ) -> Result<Simulation, SimError> {
-        Simulation::build(scenario, None, custom)
+        Simulation::build(scenario, None, custom, None)
+    }
+
+    /// Build host number `host` of a cluster whose hosts and domains `dir`
+    /// names (its workloads may address other hosts' domains).
+    pub(crate) fn new_in_cluster(
+        scenario: &Scenario,
+        host: u32,
+        dir: std::sync::Arc<crate::io::Directory>,
+    ) -> Result<Simulation, SimError> {
+        Simulation::build(scenario, None, |_, _| None, Some((host, dir)))
     }
 
     /// Like [`Simulation::new`], but run `sched` instead of the scheduler the
@@ -285,13 +297,14 @@ impl Simulation {
         scenario: &Scenario,
         sched: Box<dyn Scheduler>,
     ) -> Result<Simulation, SimError> {
-        Simulation::build(scenario, Some(sched), |_, _| None)
+        Simulation::build(scenario, Some(sched), |_, _| None, None)
     }
 
     fn build(
         scenario: &Scenario,
         sched: Option<Box<dyn Scheduler>>,
         mut custom: impl FnMut(usize, &crate::scenario::DomainSpec) -> Option<Box<dyn Workload>>,
+        cluster: Option<(u32, std::sync::Arc<crate::io::Directory>)>,
     ) -> Result<Simulation, SimError> {
         let info = sched::find(&scenario.scheduler.name)
             .expect("scenario validation checked the scheduler name");
@@ -377,6 +390,12 @@ impl Simulation {
             local: None,
             fatal: None,
             io,
+            directory: std::sync::Arc::new(crate::io::Directory {
+                hosts: vec![(
+                    "host".into(),
+                    scenario.domains.iter().map(|d| d.name.clone()).collect(),
+                )],
+            }),
         };
         let sched = sched.unwrap_or_else(|| (info.make)(&scenario.scheduler.params));
         let workloads = scenario
@@ -423,6 +442,9 @@ impl Simulation {
             events: 0,
             finished: false,
         };
+        if let Some((host, dir)) = cluster {
+            sim.join_cluster(host, dir);
+        }
         sim.boot();
         Ok(sim)
     }
@@ -1120,6 +1142,34 @@ impl Simulation {
             }
         }
         Ok(self.progress())
+    }
+
+    /// When the next event is due (`None` once the run is over).
+    pub(crate) fn next_event_time(&self) -> Option<Time> {
+        if self.finished {
+            None
+        } else {
+            self.w.queue.peek_time()
+        }
+    }
+
+    /// Handle exactly one event (a cluster interleaves its hosts' events).
+    pub(crate) fn step_one(&mut self) -> Result<(), SimError> {
+        if !self.finished && !self.step() {
+            self.finished = true;
+        }
+        if let Some(m) = self.w.fatal.take() {
+            self.finished = true;
+            return Err(SimError::Internal(m));
+        }
+        Ok(())
+    }
+
+    /// Make this simulation host number `host` of a cluster whose hosts and
+    /// domains `dir` names.
+    pub(crate) fn join_cluster(&mut self, host: u32, dir: std::sync::Arc<crate::io::Directory>) {
+        self.w.io.host = host;
+        self.w.directory = dir;
     }
 
     /// Simulate to the end.

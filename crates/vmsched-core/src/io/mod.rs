@@ -48,6 +48,26 @@ pub const TCPIP_HEADER: u64 = 40;
 /// Ethernet framing per packet on the wire.
 pub const ETHERNET_FRAMING: u64 = 38;
 
+/// A domain anywhere in the simulated system: on this host (`host` is this
+/// host's index) or on another host of a cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Endpoint {
+    /// Host index in the cluster (0 for a single host).
+    pub host: u32,
+    pub dom: DomId,
+}
+
+/// The other end of a network item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peer {
+    /// The remote clients and servers beyond the NIC (workload peers).
+    External,
+    /// A domain: on this host through the driver domain's bridge, or on
+    /// another host through both NICs. For a transmission, the destination;
+    /// for a reception, the sender.
+    Domain(Endpoint),
+}
+
 /// One request travelling through the I/O path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IoReq {
@@ -64,6 +84,8 @@ pub struct IoReq {
     pub token: u64,
     /// A disk request on its way back (completion), not yet delivered.
     pub completed: bool,
+    /// Network items: the other end.
+    pub peer: Peer,
 }
 
 impl IoReq {
@@ -159,6 +181,15 @@ impl Nic {
         self.tx_free.after(self.latency_ns)
     }
 
+    /// A packet from another host reaches this host's switch port at `at`:
+    /// when its last bit is in (the receive side serialises it again, as a
+    /// store-and-forward switch does).
+    pub fn arrive(&mut self, at: Time, bytes: u64, pkts: u32) -> Time {
+        let start = at.max(self.rx_free);
+        self.rx_free = start.after(self.wire_ns(bytes, pkts));
+        self.rx_free
+    }
+
     /// A peer sends at `now`: when the last bit reaches the host's NIC.
     pub fn receive(&mut self, now: Time, bytes: u64, pkts: u32) -> Time {
         let start = now.after(self.latency_ns).max(self.rx_free);
@@ -217,6 +248,8 @@ pub enum InFlight {
     NicArrive(IoReq),
     /// The disk finished a request.
     DiskDone(IoReq),
+    /// A network item reaches the driver domain's own stack (no backend).
+    Deliver(IoReq),
 }
 
 /// All I/O state of a host.
@@ -229,6 +262,12 @@ pub struct IoState {
     pub stats: Vec<IoStats>,
     pub nic: Nic,
     pub disk: Disk,
+    /// This host's index in its cluster (0 alone).
+    pub host: u32,
+    /// Packets on their way to other hosts: when they reach the other
+    /// host's NIC, and the item as that host receives it. The cluster moves
+    /// them; a lone host never has any.
+    pub outbox: Vec<(Time, u32, IoReq)>,
     /// Slab of in-flight operations; events carry the slot.
     pub slots: Vec<Option<InFlight>>,
     pub free: Vec<u32>,
@@ -242,6 +281,8 @@ impl IoState {
             stats: vec![IoStats::default(); ndoms],
             nic: Nic::new(c),
             disk: Disk::new(c),
+            host: 0,
+            outbox: Vec::new(),
             slots: Vec::new(),
             free: Vec::new(),
         }
@@ -313,11 +354,32 @@ mod tests {
             offset,
             token: 0,
             completed: false,
+            peer: Peer::External,
         };
         let first = d.service_ns(&r(1 << 30)); // random: seek + rotation
         let seq = d.service_ns(&r((1 << 30) + (1 << 20)));
         assert_eq!(first - seq, d.seek_ns + d.rotation_ns);
         // 1 MiB at 56.5 MB/s plus 100 µs.
         assert_eq!(seq, 100_000 + (1u64 << 20) * 1_000_000_000 / 56_500_000 + 1);
+    }
+}
+
+/// The names of every host of a cluster and of their domains, for
+/// workloads to find their peers by name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Directory {
+    /// (host name, its domains' names), in host index order.
+    pub hosts: Vec<(String, Vec<String>)>,
+}
+
+impl Directory {
+    /// The domain `dom` of host `host`.
+    pub fn find(&self, host: &str, dom: &str) -> Option<Endpoint> {
+        let h = self.hosts.iter().position(|(n, _)| n == host)?;
+        let d = self.hosts[h].1.iter().position(|n| n == dom)?;
+        Some(Endpoint {
+            host: h as u32,
+            dom: DomId(d as u32),
+        })
     }
 }

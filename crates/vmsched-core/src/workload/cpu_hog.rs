@@ -22,6 +22,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     metrics: &[],
     check: super::no_check,
     io: false,
+    peers: super::no_peers,
     make: |p: &Params| {
         Box::new(CpuHog {
             threads: p.int("threads") as u32,
@@ -41,6 +42,7 @@ pub(super) const STRESS: WorkloadInfo = WorkloadInfo {
     metrics: &[],
     check: super::no_check,
     io: false,
+    peers: super::no_peers,
     make: |p: &Params| {
         Box::new(CpuHog {
             threads: p.int("threads") as u32,

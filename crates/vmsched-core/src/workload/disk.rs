@@ -60,6 +60,7 @@ pub(super) const DISK_READ: WorkloadInfo = WorkloadInfo {
     metrics: &["throughput_kb_s", "requests", "runs"],
     check: super::no_check,
     io: true,
+    peers: super::no_peers,
     make: |p: &Params| {
         let block = ((p.float("block_kb") * KIB as f64).round() as u64).max(1);
         let ra = (p.float("readahead_kb") * KIB as f64).round() as u64;
@@ -221,6 +222,7 @@ pub(super) const IOZONE: WorkloadInfo = WorkloadInfo {
     metrics: &["throughput_kb_s", "records", "requests"],
     check: super::no_check,
     io: true,
+    peers: super::no_peers,
     make: |p: &Params| {
         let mode = p.str("mode");
         Box::new(Iozone {

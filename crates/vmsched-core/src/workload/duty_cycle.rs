@@ -52,6 +52,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     metrics: &["periods", "missed_periods", "outstanding_items"],
     check: super::no_check,
     io: false,
+    peers: super::no_peers,
     make: |p: &Params| {
         let period_ns = secs_f64(p.float("period_ms") / 1000.0).max(1);
         Box::new(DutyCycle {

@@ -10,6 +10,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     metrics: &[],
     check: super::no_check,
     io: false,
+    peers: super::no_peers,
     make: |_p: &Params| Box::new(Idle),
 };
 

@@ -19,7 +19,7 @@ use crate::domain::WorkItem;
 use crate::engine::World;
 use crate::error::ScenarioError;
 use crate::ids::DomId;
-pub use crate::io::IoKind;
+pub use crate::io::{Endpoint, IoKind};
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
 use crate::time::Time;
@@ -94,6 +94,42 @@ impl GuestCtx<'_> {
         self.w.disk_io(self.dom, write, offset, bytes, token);
     }
 
+    /// Send `bytes` to domain `to` (this host's, over the driver domain's
+    /// bridge, or another host's, through both NICs); `to`'s workload hears
+    /// of it in [`Workload::message`] with `token`.
+    pub fn send_to(&mut self, to: Endpoint, bytes: u64, token: u64) {
+        self.w.net_send_to(self.dom, to, bytes, None, token);
+    }
+
+    /// This domain as an endpoint.
+    pub fn me(&self) -> Endpoint {
+        Endpoint {
+            host: self.w.io.host,
+            dom: self.dom,
+        }
+    }
+
+    /// The domain called `name` on this host, if any.
+    pub fn local_domain(&self, name: &str) -> Option<Endpoint> {
+        self.w
+            .doms
+            .iter()
+            .position(|d| d.name == name)
+            .map(|i| Endpoint {
+                host: self.w.io.host,
+                dom: DomId(i as u32),
+            })
+    }
+
+    /// The domain called `name` on host `host` of the cluster (or this
+    /// host's, for a lone host or `host` = this host's name).
+    pub fn domain(&self, host: Option<&str>, name: &str) -> Option<Endpoint> {
+        match host {
+            None => self.local_domain(name),
+            Some(h) => self.w.directory.find(h, name),
+        }
+    }
+
     /// The platform's I/O costs (guest-side defaults of workloads).
     pub fn io_costs(&self) -> &crate::host::IoCosts {
         &self.w.platform.io
@@ -158,6 +194,8 @@ pub trait Workload: Send {
     /// An I/O completion or a received packet reached this guest (its
     /// front end's event channel fired).
     fn io_done(&mut self, _g: &mut GuestCtx, _rng: &mut Rng, _kind: IoKind, _token: u64) {}
+    /// A message another domain sent with [`GuestCtx::send_to`] arrived.
+    fn message(&mut self, _g: &mut GuestCtx, _rng: &mut Rng, _from: Endpoint, _token: u64) {}
     /// Data this domain sent with [`GuestCtx::net_send`] reached the remote peer.
     fn peer_recv(&mut self, _g: &mut GuestCtx, _rng: &mut Rng, _token: u64) {}
     /// A timer armed with [`GuestCtx::arm_timer`] fired.
@@ -189,6 +227,20 @@ pub struct WorkloadInfo {
     pub check: WorkloadCheck,
     /// Does it use the I/O path (and so need a driver domain)?
     pub io: bool,
+    /// The domains its parameters name as peers, checked at load time.
+    pub peers: PeerList,
+}
+
+/// A domain a workload's parameters name: `(parameter, host, domain)`;
+/// `host` is `None` for this host.
+pub type PeerRef = (&'static str, Option<String>, String);
+
+/// Lists the peers a workload's parameters name.
+pub type PeerList = fn(&Params) -> Vec<PeerRef>;
+
+/// A [`PeerList`] for workloads that name no peers.
+pub fn no_peers(_p: &Params) -> Vec<PeerRef> {
+    Vec::new()
 }
 
 /// Cross-parameter check of a workload's parameters (`path` locates them).

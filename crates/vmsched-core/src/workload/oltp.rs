@@ -49,6 +49,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     metrics: &["transactions_s", "transactions", "disk_reads", "txn_ms"],
     check: super::no_check,
     io: true,
+    peers: super::no_peers,
     make: |p: &Params| {
         let table = p.int("rows") as u64 * p.int("row_bytes") as u64;
         let pool = (p.float("buffer_pool_mb") * 1024.0 * 1024.0) as u64;

@@ -71,6 +71,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     ],
     check: super::no_check,
     io: false,
+    peers: super::no_peers,
     make: |p: &Params| {
         Box::new(SysbenchCpu {
             threads: p.int("threads") as u32,

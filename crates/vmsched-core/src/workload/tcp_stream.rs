@@ -62,6 +62,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     metrics: &["throughput_mbit_s", "bytes", "messages"],
     check: super::no_check,
     io: true,
+    peers: super::no_peers,
     make: |p: &Params| {
         let send_buf = p.int("send_socket_bytes") as u64;
         let recv_buf = p.int("recv_socket_bytes") as u64;

@@ -59,6 +59,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     metrics: &["on_time_s", "switches"],
     check: check_schedule,
     io: false,
+    peers: super::no_peers,
     make: |p: &Params| {
         Box::new(Transient {
             threads: p.int("threads") as u32,

@@ -111,6 +111,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     ],
     check,
     io: true,
+    peers: super::no_peers,
     make: |p: &Params| {
         Box::new(WebServer {
             rate: p.float("rate"),

@@ -1,0 +1,188 @@
+"""Paper reproductions: `vmsched reproduce ID`.
+
+Each published experiment the project reproduces is defined as data in the
+module of its paper (`cherkasova2007`, `thesis2015`, `dynweight`): the grid of
+runs, how each run is measured, the paper's numbers and its claims (see
+`vmsched.reproduce.framework`). Running one writes
+
+- `results.csv`: scheduler, params, metric, simulated, published, unit;
+- `report.md` and `report.html`: the paper's table beside ours, each claim
+  marked reproduced or not reproduced with the measured evidence;
+- the figures, in the paper's layout (PNG).
+
+::
+
+    from vmsched import reproduce
+    rep = reproduce.run("cherkasova2007-web-1cpu", quick=True)
+    rep.table.frame()            # results.csv as a DataFrame
+    [(v.claim.id, v.reproduced) for v in rep.verdicts]
+    rep.save("results/web-1cpu")
+
+The command line is `vmsched reproduce` (docs/reproduce.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from vmsched.api import prepare_out_dir, write_atomic
+from vmsched.errors import ScenarioError, unknown_name
+from vmsched.reproduce import cherkasova2007, dynweight, thesis2015
+from vmsched.reproduce.framework import Experiment, Reproduction, default_jobs, run_experiments
+from vmsched.reproduce.report import files
+
+#: Every experiment, by ID, in the order `--list` shows them.
+EXPERIMENTS: dict[str, Experiment] = {
+    e.id: e for e in (*cherkasova2007.EXPERIMENTS, *thesis2015.EXPERIMENTS, *dynweight.EXPERIMENTS)
+}
+
+__all__ = ["EXPERIMENTS", "Experiment", "Reproduction", "experiment", "run", "run_many"]
+
+
+def experiment(exp_id: str) -> Experiment:
+    """The experiment `exp_id`; ScenarioError (with a did-you-mean) if there is none."""
+    try:
+        return EXPERIMENTS[exp_id]
+    except KeyError:
+        raise unknown_name("experiment", exp_id, list(EXPERIMENTS), path="ID") from None
+
+
+def run(
+    exp_id: str, *, quick: bool = False, jobs: int | None = None, progress: bool = True
+) -> Reproduction:
+    """Run one experiment (its `--quick` version with `quick`) on `jobs` processes."""
+    return run_experiments([experiment(exp_id)], quick=quick, jobs=jobs, progress=progress)[0]
+
+
+def run_many(
+    ids: list[str], *, quick: bool = False, jobs: int | None = None, progress: bool = True
+) -> list[Reproduction]:
+    """Run several experiments on one process pool."""
+    return run_experiments([experiment(i) for i in ids], quick=quick, jobs=jobs, progress=progress)
+
+
+# ----- the command line ------------------------------------------------------------------------
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `vmsched reproduce` on an argparse subparsers object; returns its parser."""
+    p = subparsers.add_parser(
+        "reproduce",
+        help="reproduce a published experiment: results.csv, report.md/.html, figures",
+        description=(
+            "Run a paper's experiment and compare it with the published numbers and claims. "
+            "`--list` shows the experiments. Exit status: 0 done, 2 bad input."
+        ),
+    )
+    p.add_argument("id", metavar="ID", nargs="?", help="the experiment (see --list)")
+    p.add_argument("--list", action="store_true", help="list the experiments and exit")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="run every experiment, each into DIR/ID, plus DIR/index.md",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="short runs (seconds in all) instead of the full-length ones",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="parallel simulations (default: number of CPUs)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="output folder (default results/reproduce/ID; with --all, results/reproduce)",
+    )
+    p.set_defaults(func=main)
+    return p
+
+
+def _print_list() -> None:
+    width = max(len(i) for i in EXPERIMENTS)
+    for exp in EXPERIMENTS.values():
+        n_full, n_quick = len(exp.runs(False)), len(exp.runs(True))
+        print(f"{exp.id:<{width}}  {exp.title}")
+        print(
+            f"{'':<{width}}  {exp.paper}, {exp.source}; {n_full} runs of "
+            f"{exp.full.duration_s:g} s ({n_quick} of {exp.quick.duration_s:g} s with --quick)"
+        )
+
+
+def _print_verdicts(rep: Reproduction, out: Path) -> None:
+    exp = rep.experiment
+    mode = "quick" if rep.quick else "full"
+    print(f"{exp.id} ({mode}): {len(rep.runs)} runs")
+    for v in rep.verdicts:
+        verdict = "reproduced" if v.reproduced else "NOT reproduced"
+        print(f"  claim {v.claim.id}: {verdict}")
+    if rep.verdicts:
+        n_ok = sum(v.reproduced for v in rep.verdicts)
+        print(f"  {n_ok} of {len(rep.verdicts)} claims reproduced")
+    print(f"  wrote {out}/ ({', '.join(files(exp))})")
+
+
+def _index(reps: list[Reproduction]) -> str:
+    """DIR/index.md of `--all`: every experiment's verdicts, linked to its report."""
+    lines = ["# Reproductions", ""]
+    for rep in reps:
+        exp = rep.experiment
+        n_ok = sum(v.reproduced for v in rep.verdicts)
+        claims = f"{n_ok} of {len(rep.verdicts)} claims reproduced" if rep.verdicts else "no claims"
+        lines += [f"## [{exp.id}]({exp.id}/report.md)", "", f"{exp.title}. {claims}.", ""]
+        lines += [
+            f"- Claim {v.claim.id}: {'reproduced' if v.reproduced else 'not reproduced'}"
+            for v in rep.verdicts
+        ]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    """`vmsched reproduce`: list, or run experiments and write their outputs."""
+    if args.list:
+        _print_list()
+        return 0
+    try:
+        if args.all:
+            if args.id is not None:
+                raise ScenarioError(
+                    f'"{args.id}" and --all were both given; expected one of them', path="ID"
+                )
+            exps = list(EXPERIMENTS.values())
+            root = Path(args.out) if args.out is not None else Path("results/reproduce")
+            outs = [root / e.id for e in exps]
+        else:
+            if args.id is None:
+                raise ScenarioError(
+                    "no experiment given; expected an ID (one of "
+                    + ", ".join(EXPERIMENTS)
+                    + "), --all or --list",
+                    path="ID",
+                )
+            exps = [experiment(args.id)]
+            root = Path(args.out) if args.out is not None else Path("results/reproduce") / args.id
+            outs = [root]
+        n_jobs = default_jobs(args.jobs)
+        prepare_out_dir(root)
+    except ScenarioError as exc:
+        print(f"vmsched: error: {exc}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    reps = run_experiments(exps, quick=args.quick, jobs=n_jobs, progress=True)
+    for rep, out in zip(reps, outs, strict=True):
+        rep.save(out)
+        _print_verdicts(rep, out)
+    if args.all:
+        write_atomic(root / "index.md", _index(reps))
+        print(f"wrote {root}/index.md")
+    print(f"{time.perf_counter() - t0:.1f} s")
+    return 0

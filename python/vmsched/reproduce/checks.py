@@ -1,0 +1,103 @@
+"""Helpers for writing claims: orderings, effect sizes and evidence text.
+
+The literature digest asks that simulations be judged "on direction, ordering
+and approximate ratios", not on absolute values. Two rules recur and are
+defined once here, so every claim applies them the same way:
+
+- **ordering**: values must be in the stated order, each step larger than a
+  tie: two values within `TIE_REL` (0.5 %) of each other, or two percentages
+  of change (a degradation, a drop) within `TIE_POINTS` (0.5 points), are a tie,
+  not an ordering;
+- **approximate ratio** (`EFFECT_FACTOR`): where the paper gives the size of an
+  effect as a ratio r (C = 50 ms gives 1.83x the throughput of C = 1 ms; a 75 %
+  drop is 0.25x), the simulated ratio must go the same way and its logarithm
+  must be within a factor of two of the paper's: between r^(1/2) and r^2
+  (1.83 -> 1.35 to 3.35; 0.25 -> 0.0625 to 0.5).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+#: How far a simulated effect (the logarithm of a ratio) may be from the paper's and still
+#: count as "approximately" the same: within this factor either way.
+EFFECT_FACTOR = 2.0
+#: Two values closer than this, relative to the larger, are a tie.
+TIE_REL = 0.005
+#: Two percentages of change closer than this many points are a tie.
+TIE_POINTS = 0.5
+
+
+def num(x: float) -> str:
+    """A measured number for evidence text: 934, 61.3, 0.87."""
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    a = abs(x)
+    if a >= 100:
+        return f"{x:,.0f}"
+    if a >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+def pct(x: float) -> str:
+    """A signed percentage change for evidence text: +83 %, -31.9 %."""
+    return "n/a" if not math.isfinite(x) else f"{x:+.1f} %"
+
+
+def chain(labels: Sequence[str], values: Sequence[float]) -> str:
+    """`C = 1 ms 510, C = 5 ms 817, C = 50 ms 934`: labelled values in order (the order
+    required is said by the claim's evidence, not implied by the separator)."""
+    return ", ".join(f"{lab} {num(v)}" for lab, v in zip(labels, values, strict=True))
+
+
+def _step_up(a: float, b: float, points: bool) -> bool:
+    if points:
+        return b - a > TIE_POINTS
+    return b - a > TIE_REL * max(abs(a), abs(b))
+
+
+def increasing(values: Sequence[float], *, points: bool = False) -> bool:
+    """Every step up by more than a tie (`points`: the values are percentages of change)."""
+    return all(_step_up(a, b, points) for a, b in zip(values, values[1:], strict=False))
+
+
+def decreasing(values: Sequence[float], *, points: bool = False) -> bool:
+    """Every step down by more than a tie."""
+    return all(_step_up(b, a, points) for a, b in zip(values, values[1:], strict=False))
+
+
+def above(a: float, b: float, *, points: bool = False) -> bool:
+    """a is greater than b by more than a tie."""
+    return _step_up(b, a, points)
+
+
+def ratio(a: float, b: float) -> float:
+    """a / b, NaN when b is 0."""
+    return a / b if b else float("nan")
+
+
+def effect_close(measured: float, published: float, factor: float = EFFECT_FACTOR) -> bool:
+    """The measured ratio goes the published ratio's way, with a logarithm within `factor`
+    of the published one's."""
+    ok = math.isfinite(measured) and math.isfinite(published) and measured > 0 and published > 0
+    if not ok or published == 1:
+        return False
+    m, p = math.log(measured), math.log(published)
+    if m * p <= 0:
+        return False
+    return 1 / factor <= m / p <= factor
+
+
+def effect_text(measured: float, published: float) -> str:
+    """`ratio 1.52 (paper 1.83; accepted 1.35-3.35)`."""
+    lo, hi = sorted((published ** (1 / EFFECT_FACTOR), published**EFFECT_FACTOR))
+    return f"ratio {measured:.2f} (paper {published:.2f}; accepted {lo:.3g}-{hi:.3g})"
+
+
+def spread(values: Sequence[float]) -> float:
+    """max / min of positive values (NaN if any is not positive)."""
+    if not values or min(values) <= 0:
+        return float("nan")
+    return max(values) / min(values)

@@ -1,0 +1,744 @@
+"""Cherkasova, Gupta and Vahdat 2007, "Comparison of the three CPU schedulers in Xen".
+
+The testbed: HP LP200R, 1-GHz Pentium III, 1 Gbit/s NIC, Xen 3.0.3 (platform
+profile `cherkasova2007`). Dom0 is the driver domain; Dom1 the guest. The
+allocation of Dom0 relative to Dom1 is varied over 0.25, 0.5, 1, 2 and 4
+("Conf 0.25" ... "Conf 4"), written in each scheduler's parameters by
+`setups.shares`.
+
+- `cherkasova2007-web-1cpu`: Fig. 2 and Tables 1-2 (E001-1): web server
+  throughput under BVT (C = 1, 5, 50 ms) and SEDF WC / NWC (P = 10, 100, 1000 ms).
+- `cherkasova2007-workloads`: Figs 5 and 6 (E001-2): web, iperf and disk read
+  under BVT, SEDF and Credit, WC and NWC.
+- `cherkasova2007-smp`: Figs 10a/10b (E001-4): 2 PCPUs, 2-VCPU Dom0 and Dom1.
+- `cherkasova2007-smp-scaling`: Fig. 10c (E001-5): 1 to 4 guests of 2 VCPUs.
+
+Published numbers: Table 1 only (the digest gives no plotted values, and holds
+back Table 2 and the SMP results for validation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vmsched.reproduce.checks import (
+    TIE_REL,
+    above,
+    chain,
+    decreasing,
+    effect_close,
+    effect_text,
+    increasing,
+    num,
+    ratio,
+    spread,
+)
+from vmsched.reproduce.framework import (
+    Claim,
+    Experiment,
+    Figure,
+    Panel,
+    Published,
+    Run,
+    Table,
+    Timing,
+    Verdict,
+    run_source,
+)
+from vmsched.reproduce.setups import (
+    CHERKASOVA_PROFILE,
+    label,
+    shares,
+    workload_metric,
+    xenmon,
+)
+
+PAPER = "Cherkasova et al. 2007"
+
+#: Dom0's allocation relative to Dom1's ("Conf 0.25" ... "Conf 4").
+RATIOS = (0.25, 0.5, 1, 2, 4)
+#: BVT context-switch allowances C of Fig. 2 and Table 1.
+CTX_ALLOW_MS = (1, 5, 50)
+#: SEDF periods of Fig. 2 and Table 1.
+PERIODS_MS = (10, 100, 1000)
+#: The Xen release of the testbed, where a scheduler has it (BVT's last is 3.0.0-3.0.2).
+XEN_VERSION = {"bvt": "3.0", "sedf": "3.0.3", "credit": "3.0.3"}
+#: BVT's C and SEDF's period where the paper does not say (Figs 5, 6, 10): Xen's default
+#: context allowance, and the period the paper itself picks for SEDF in ALERT "to match
+#: the CPU allocation time granularity" of Credit.
+DEFAULT_CTX_ALLOW_MS = 5
+DEFAULT_PERIOD_MS = 10
+
+#: httperf fetching one 10 KB file per request ("fixed size (10 KB) files").
+WEB = {"kind": "web-server", "file_kb": 10, "rate": 0, "clients": 32}
+#: iperf: a TCP stream from a remote host into the guest (the paper gives no direction).
+IPERF = {"kind": "tcp-stream", "direction": "receive"}
+#: dd "reading 1000 1-KB blocks", repeated for the whole run.
+DISK = {"kind": "disk-read", "block_kb": 1, "blocks": 0}
+WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
+#: The throughput metric of each workload.
+THROUGHPUT = {"web": "throughput_req_s", "iperf": "throughput_mbit_s", "disk": "throughput_kb_s"}
+
+FULL = Timing(duration_s=60, warmup_s=5)
+QUICK = Timing(duration_s=5, warmup_s=1, quick=True)
+
+UNITS = {
+    "throughput_req_s": "req/s",
+    "throughput_mbit_s": "Mbit/s",
+    "throughput_kb_s": "KB/s",
+    "total_throughput_req_s": "req/s",
+    "dom0_cpu_pct": "%",
+    "dom1_cpu_pct": "%",
+    "guests_cpu_pct": "%",
+    "dom0_exec_per_s": "1/s",
+    "dom0_io_per_exec": "events",
+}
+
+COMMON_DECISIONS = (
+    "Dom0's allocation relative to Dom1 is written per scheduler as in "
+    "`vmsched.reproduce.setups`: Credit `weight` 256 x ratio for Dom0 and 256 for Dom1 "
+    "(NWC: each also capped at its proportional part, `cap` = 100 x PCPUs x w / sum w); "
+    "SEDF `slice` = period x w / sum w per VCPU, so the two slices fill each period "
+    "(the paper's Conf 1 gives each domain at most 50 % in NWC), `extratime` on in WC and "
+    "off in NWC; BVT `mcuadv` = 40 / ratio for Dom0 and 40 for Dom1 (mcuadv is an "
+    "inverse weight). Warp is never enabled (the paper does not say it was).",
+    'Xen release: `xen_version` "3.0.3" for SEDF and Credit (the testbed\'s), "3.0" for BVT '
+    "(vmsched's BVT covers 3.0.0-3.0.2).",
+    "The web server is loaded by closed-loop httperf-like clients (32 concurrent, 10 KB "
+    "files) so that the measured throughput is the maximum the server sustains (the paper "
+    "reports throughput without giving httperf's rate).",
+    "Each domain has one VCPU in the single-CPU runs (the paper does not say; one PCPU).",
+    "Every run has seed 1; the first seconds (warm-up) are left out of every number.",
+)
+
+
+def _scenario(
+    timing: Timing,
+    scheduler: str,
+    *,
+    ratio_: float,
+    mode: str,
+    workload: dict[str, Any],
+    pcpus: int = 1,
+    vcpus: int = 1,
+    ctx_allow_ms: float | None = None,
+    period_ms: float | None = None,
+    source: str,
+):
+    sched: dict[str, Any] = {"name": scheduler, "xen_version": XEN_VERSION[scheduler]}
+    if scheduler == "bvt":
+        sched["ctx_allow"] = int((ctx_allow_ms or DEFAULT_CTX_ALLOW_MS) * 1_000_000)
+    dom0, dom1 = shares(
+        scheduler,
+        [ratio_, 1.0],
+        mode=mode,
+        period_ms=period_ms or DEFAULT_PERIOD_MS,
+        pcpus=pcpus,
+    )
+    sc = timing.scenario(pcpus=pcpus, scheduler=sched, profile=CHERKASOVA_PROFILE, source=source)
+    sc.add_domain("dom0", driver=True, vcpus=vcpus, sched=dom0, workload="idle")
+    sc.add_domain("dom1", vcpus=vcpus, sched=dom1, workload=dict(workload))
+    return sc
+
+
+# ----- E001-1: web server, 1 CPU, Fig. 2 and Tables 1-2 ------------------------------------------
+
+
+def _web_1cpu_variants() -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = [("bvt", {"ctx_allow_ms": c}) for c in CTX_ALLOW_MS]
+    for mode in ("wc", "nwc"):
+        out += [("sedf", {"mode": mode, "period_ms": p}) for p in PERIODS_MS]
+    return out
+
+
+def _web_1cpu_grid(timing: Timing) -> list[Run]:
+    runs = []
+    for sched, variant in _web_1cpu_variants():
+        for r in RATIOS:
+            params = {**variant, "dom0_weight_ratio": r}
+            sc = _scenario(
+                timing,
+                sched,
+                ratio_=r,
+                mode=variant.get("mode", "wc"),
+                workload=WEB,
+                ctx_allow_ms=variant.get("ctx_allow_ms"),
+                period_ms=variant.get("period_ms"),
+                source=run_source("cherkasova2007-web-1cpu", sched, params),
+            )
+            runs.append(Run(sched, params, sc))
+    return runs
+
+
+def _web_1cpu_measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
+    return {
+        "throughput_req_s": workload_metric(s, "dom1", "throughput_req_s"),
+        "dom0_cpu_pct": xenmon(s, "dom0", "cpu_pct"),
+        "dom1_cpu_pct": xenmon(s, "dom1", "cpu_pct"),
+        "dom0_exec_per_s": xenmon(s, "dom0", "exec_per_s"),
+        "dom0_io_per_exec": xenmon(s, "dom0", "io_per_exec"),
+    }
+
+
+#: Table 1 of the paper (Conf 1): (Dom0 %, Dom1 %, req/s) per variant.
+TABLE_1 = {
+    ("bvt", (("ctx_allow_ms", 50),)): (35, 64, 934),
+    ("bvt", (("ctx_allow_ms", 5),)): (38, 61, 817),
+    ("bvt", (("ctx_allow_ms", 1),)): (43, 56, 510),
+    ("sedf", (("mode", "wc"), ("period_ms", 10))): (35, 59, 696),
+    ("sedf", (("mode", "wc"), ("period_ms", 100))): (41, 59, 632),
+    ("sedf", (("mode", "wc"), ("period_ms", 1000))): (43, 53, 499),
+    ("sedf", (("mode", "nwc"), ("period_ms", 10))): (27, 50, 615),
+    ("sedf", (("mode", "nwc"), ("period_ms", 100))): (35, 50, 504),
+    ("sedf", (("mode", "nwc"), ("period_ms", 1000))): (40, 50, 419),
+}
+
+
+def _table_1() -> tuple[Published, ...]:
+    out = []
+    for (sched, variant), values in TABLE_1.items():
+        params = {**dict(variant), "dom0_weight_ratio": 1}
+        for metric, v in zip(
+            ("dom0_cpu_pct", "dom1_cpu_pct", "throughput_req_s"), values, strict=True
+        ):
+            out.append(Published("Table 1 (Conf 1)", sched, params, metric, v))
+    return tuple(out)
+
+
+def _tput(t: Table, sched: str, ratio_: float = 1, **variant: Any) -> float:
+    return t.get(sched, "throughput_req_s", dom0_weight_ratio=ratio_, **variant)
+
+
+def _claim_sensitive(t: Table) -> Verdict:
+    parts, ok = [], True
+    for sched, variant in _web_1cpu_variants():
+        values = [_tput(t, sched, r, **variant) for r in RATIOS]
+        s = spread(values)
+        ok &= s >= 1.2
+        parts.append(f"{label(sched, variant)} {num(min(values))}-{num(max(values))} (x{s:.2f})")
+    return ok, (
+        "throughput range over the five Dom0 weights (required: x1.2 or more for every "
+        "variant): " + "; ".join(parts) + "."
+    )
+
+
+def _claim_16(t: Table) -> Verdict:
+    values = [_tput(t, "bvt", ctx_allow_ms=c) for c in CTX_ALLOW_MS]
+    r = ratio(values[2], values[0])
+    ok = increasing(values) and effect_close(r, 934 / 510)
+    labels = [f"C = {c} ms" for c in CTX_ALLOW_MS]
+    return (
+        ok,
+        f"{chain(labels, values)} req/s at Conf 1 (required: increasing); "
+        f"C = 50 vs 1 ms {effect_text(r, 934 / 510)}.",
+    )
+
+
+def _claim_17(t: Table) -> Verdict:
+    parts, ok = [], True
+    for mode, paper in (("wc", 696 / 499), ("nwc", 615 / 419)):
+        values = [_tput(t, "sedf", mode=mode, period_ms=p) for p in PERIODS_MS]
+        r = ratio(values[0], values[2])
+        ok &= decreasing(values) and effect_close(r, paper)
+        labels = [f"P = {p} ms" for p in PERIODS_MS]
+        parts.append(
+            f"{mode.upper()}: {chain(labels, values)} req/s, 10 vs 1000 ms {effect_text(r, paper)}"
+        )
+    return ok, "; ".join(parts) + " (required: decreasing with the period in both modes)."
+
+
+def _claim_18(t: Table) -> Verdict:
+    def cpu(dom: str, sched: str, **v: Any) -> float:
+        return t.get(sched, f"{dom}_cpu_pct", dom0_weight_ratio=1, **v)
+
+    bvt0 = [cpu("dom0", "bvt", ctx_allow_ms=c) for c in CTX_ALLOW_MS]
+    wc0 = [cpu("dom0", "sedf", mode="wc", period_ms=p) for p in PERIODS_MS]
+    nwc0 = [cpu("dom0", "sedf", mode="nwc", period_ms=p) for p in PERIODS_MS]
+    bvt1 = [cpu("dom1", "bvt", ctx_allow_ms=c) for c in CTX_ALLOW_MS]
+    wc1 = [cpu("dom1", "sedf", mode="wc", period_ms=p) for p in PERIODS_MS]
+    dom0_ok = decreasing(bvt0) and increasing(wc0) and increasing(nwc0)
+    dom1_ok = above(bvt1[-1], bvt1[0]) and above(wc1[0], wc1[-1])
+    c_lab = [f"C = {c}" for c in CTX_ALLOW_MS]
+    p_lab = [f"P = {p}" for p in PERIODS_MS]
+    return dom0_ok and dom1_ok, (
+        f"Dom0 CPU % at Conf 1: BVT {chain(c_lab, bvt0)}; SEDF WC {chain(p_lab, wc0)}; "
+        f"SEDF NWC {chain(p_lab, nwc0)}. Dom1 CPU %: BVT {chain(c_lab, bvt1)}; "
+        f"SEDF WC {chain(p_lab, wc1)}. Required: Dom0 decreasing with C and increasing with "
+        "P in both modes; Dom1 lower at C = 1 than at C = 50 and at P = 1000 than at P = 10 "
+        "(throughput: claims 16 and 17)."
+    )
+
+
+def _claim_20(t: Table) -> Verdict:
+    values = {label(s, v): _tput(t, s, **v) for s, v in _web_1cpu_variants()}
+    best = max(values, key=values.get)
+    worst = min(values, key=values.get)
+    nwc_below = [
+        (p, _tput(t, "sedf", mode="nwc", period_ms=p), _tput(t, "sedf", mode="wc", period_ms=p))
+        for p in PERIODS_MS
+    ]
+    ok = (
+        best == label("bvt", {"ctx_allow_ms": 50})
+        and worst == label("sedf", {"mode": "nwc", "period_ms": 1000})
+        and all(above(w, n) for _, n, w in nwc_below)
+    )
+    return ok, (
+        f"best {best} ({num(values[best])} req/s), worst {worst} ({num(values[worst])}); "
+        + "; ".join(f"P = {p} ms NWC {num(n)} vs WC {num(w)}" for p, n, w in nwc_below)
+        + " (required: BVT C = 50 ms best, SEDF NWC P = 1000 ms worst, NWC below WC)."
+    )
+
+
+def _claim_21(t: Table) -> Verdict:
+    parts, ok = [], True
+    ratios = [r for r in RATIOS if r >= 0.5]
+    variants = [(s, v) for s, v in _web_1cpu_variants() if v.get("mode", "wc") == "wc"]
+    for sched, variant in variants:
+        cpu = [t.get(sched, "dom0_cpu_pct", dom0_weight_ratio=r, **variant) for r in ratios]
+        tput = [_tput(t, sched, r, **variant) for r in ratios]
+        width = max(cpu) - min(cpu)
+        ok &= width <= 12 and spread(tput) >= 1.2
+        parts.append(
+            f"{label(sched, variant)}: Dom0 {num(min(cpu))}-{num(max(cpu))} % "
+            f"({num(width)} points), throughput x{spread(tput):.2f}"
+        )
+    return ok, (
+        "over Dom0 weights 0.5-4 (required: Dom0 CPU within a 12-point band, as 33-45 %, "
+        "while throughput varies by at least 20 %): " + "; ".join(parts) + "."
+    )
+
+
+def _claim_4(t: Table) -> Verdict:
+    parts, ok = [], True
+    for p in PERIODS_MS:
+        d0 = t.get("sedf", "dom0_cpu_pct", mode="nwc", period_ms=p, dom0_weight_ratio=1)
+        d1 = t.get("sedf", "dom1_cpu_pct", mode="nwc", period_ms=p, dom0_weight_ratio=1)
+        ok &= abs(d1 - 50) <= 1 and d0 + d1 < 99
+        parts.append(f"P = {p} ms: Dom1 {num(d1)} %, Dom0 + Dom1 {num(d0 + d1)} %")
+    return ok, "SEDF NWC at Conf 1 (required: Dom1 = 50 ± 1 %, total below 99 %): " + "; ".join(
+        parts
+    ) + "."
+
+
+WEB_1CPU = Experiment(
+    id="cherkasova2007-web-1cpu",
+    title="web server throughput vs Dom0 weight, BVT and SEDF, 1 CPU",
+    paper=PAPER,
+    source="Fig. 2 and Tables 1-2 (digest E001-1; claims 4, 16-18, 20, 21)",
+    setup=(
+        "One PCPU. Dom0 (the driver domain) serves the guest's network I/O; Dom1 runs a "
+        "web server fetched by httperf-like clients over the 1 Gbit/s NIC. Nine scheduler "
+        "variants (BVT with context allowance C = 1, 5, 50 ms; SEDF with period 10, 100, "
+        "1000 ms in WC mode, extratime on, and NWC mode, extratime off) each run at Dom0 "
+        "weights 0.25, 0.5, 1, 2 and 4 relative to Dom1: 45 runs. Measured: the web "
+        "server's throughput, Dom0's and Dom1's CPU % (XenMon), Dom0's executions per second "
+        "and I/O events per execution (Table 2's XenMon columns)."
+    ),
+    decisions=COMMON_DECISIONS,
+    units=UNITS,
+    grid=_web_1cpu_grid,
+    measure=_web_1cpu_measure,
+    full=FULL,
+    quick=QUICK,
+    published=_table_1(),
+    claims=(
+        Claim(
+            "E001-1",
+            "Web server throughput is quite sensitive to Dom0 weight for all three schedulers "
+            "(checked: every variant's throughput varies by at least 20 % over the five weights)",
+            "Cherkasova et al. 2007, §4.1, Fig. 2",
+            _claim_sensitive,
+        ),
+        Claim(
+            "16",
+            "BVT throughput rises with C: 510 < 817 < 934 req/s for C = 1, 5, 50 ms at Conf 1 "
+            "(C = 50 ms is 1.83x C = 1 ms)",
+            "Table 1",
+            _claim_16,
+        ),
+        Claim(
+            "17",
+            "SEDF throughput falls with the period at Conf 1: WC 696 > 632 > 499 (10 ms is "
+            "1.39x 1000 ms), NWC 615 > 504 > 419 (1.47x)",
+            "Table 1",
+            _claim_17,
+        ),
+        Claim(
+            "18",
+            "Dom0 uses more CPU as C shrinks (35 → 38 → 43 %) and as the SEDF period grows "
+            "(WC 35 → 41 → 43 %, NWC 27 → 35 → 40 %), while throughput falls; Dom1's CPU "
+            "falls mildly in WC (BVT 64 → 56 %, SEDF WC 59 → 53 %)",
+            "Table 1",
+            _claim_18,
+        ),
+        Claim(
+            "20",
+            "Ranking at Conf 1: BVT C = 50 ms best (934), SEDF NWC P = 1000 ms worst (419); "
+            "for every period NWC < WC",
+            "Table 1",
+            _claim_20,
+        ),
+        Claim(
+            "21",
+            "For BVT and SEDF WC, Dom0's CPU stays within 33-45 % while its weight varies "
+            "0.5-4, yet throughput is strongly sensitive to the weight",
+            "§4.1, Figs 2-3",
+            _claim_21,
+        ),
+        Claim(
+            "4",
+            "SEDF NWC caps: at Conf 1 Dom1 gets exactly 50 % for P = 10, 100 and 1000 ms and "
+            "the CPU is partly idle (Dom0 + Dom1 = 77 / 85 / 90 %)",
+            "Table 1",
+            _claim_4,
+        ),
+    ),
+    figures=(
+        Figure(
+            file="fig2-web-throughput.png",
+            title="Fig. 2: web server throughput vs Dom0 weight (1 CPU)",
+            x="dom0_weight_ratio",
+            xlabel="Dom0 weight relative to Dom1",
+            panels=(
+                Panel("BVT", "throughput_req_s", {"scheduler": "bvt"}),
+                Panel("SEDF WC", "throughput_req_s", {"scheduler": "sedf", "mode": "wc"}),
+                Panel("SEDF NWC", "throughput_req_s", {"scheduler": "sedf", "mode": "nwc"}),
+            ),
+            lines=("ctx_allow_ms", "mode", "period_ms"),
+            log_x=True,
+        ),
+        Figure(
+            file="fig3-4-cpu-usage.png",
+            title="Figs 3-4: Dom0 and Dom1 CPU usage vs Dom0 weight (1 CPU)",
+            x="dom0_weight_ratio",
+            xlabel="Dom0 weight relative to Dom1",
+            panels=(
+                Panel("Dom0, BVT", "dom0_cpu_pct", {"scheduler": "bvt"}),
+                Panel("Dom0, SEDF WC", "dom0_cpu_pct", {"scheduler": "sedf", "mode": "wc"}),
+                Panel("Dom0, SEDF NWC", "dom0_cpu_pct", {"scheduler": "sedf", "mode": "nwc"}),
+                Panel("Dom1, BVT", "dom1_cpu_pct", {"scheduler": "bvt"}),
+                Panel("Dom1, SEDF WC", "dom1_cpu_pct", {"scheduler": "sedf", "mode": "wc"}),
+                Panel("Dom1, SEDF NWC", "dom1_cpu_pct", {"scheduler": "sedf", "mode": "nwc"}),
+            ),
+            lines=("ctx_allow_ms", "mode", "period_ms"),
+            log_x=True,
+        ),
+        Figure(
+            file="table2-dom0-executions.png",
+            title="Table 2's metrics: Dom0 executions per second and I/O events per execution",
+            x="dom0_weight_ratio",
+            xlabel="Dom0 weight relative to Dom1",
+            panels=(
+                Panel("Dom0 executions/s", "dom0_exec_per_s"),
+                Panel("Dom0 I/O events per execution", "dom0_io_per_exec"),
+            ),
+            lines=("ctx_allow_ms", "mode", "period_ms"),
+            log_x=True,
+        ),
+    ),
+    label=label,
+    note="Table 2 (Dom0 executions per second and I/O count per execution) is held back for "
+    "validation in the literature digest: those metrics are simulated but have no published "
+    "numbers.",
+)
+
+
+# ----- E001-2: three workloads, WC and NWC, Figs 5 and 6 -----------------------------------------
+
+
+def _workloads_variants() -> list[tuple[str, dict[str, Any]]]:
+    return [
+        ("bvt", {"mode": "wc"}),
+        ("sedf", {"mode": "wc"}),
+        ("credit", {"mode": "wc"}),
+        ("sedf", {"mode": "nwc"}),
+        ("credit", {"mode": "nwc"}),
+    ]
+
+
+def _workloads_grid(timing: Timing) -> list[Run]:
+    runs = []
+    for wl, spec in WORKLOADS.items():
+        for sched, variant in _workloads_variants():
+            for r in RATIOS:
+                params = {"workload": wl, **variant, "dom0_weight_ratio": r}
+                sc = _scenario(
+                    timing,
+                    sched,
+                    ratio_=r,
+                    mode=variant["mode"],
+                    workload=spec,
+                    source=run_source("cherkasova2007-workloads", sched, params),
+                )
+                runs.append(Run(sched, params, sc))
+    return runs
+
+
+def _workloads_measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
+    wl = str(run.params["workload"])
+    return {
+        THROUGHPUT[wl]: workload_metric(s, "dom1", THROUGHPUT[wl]),
+        "dom0_cpu_pct": xenmon(s, "dom0", "cpu_pct"),
+        "dom1_cpu_pct": xenmon(s, "dom1", "cpu_pct"),
+    }
+
+
+def _wl_tput(t: Table, wl: str, sched: str, mode: str, r: float) -> float:
+    return t.get(sched, THROUGHPUT[wl], workload=wl, mode=mode, dom0_weight_ratio=r)
+
+
+def _claim_io_sensitive(t: Table) -> Verdict:
+    parts, ok = [], True
+    for wl in WORKLOADS:
+        for sched, variant in _workloads_variants():
+            values = [_wl_tput(t, wl, sched, variant["mode"], r) for r in RATIOS]
+            s = spread(values)
+            ok &= s >= 1.2
+            parts.append(f"{wl} {label(sched, variant)} x{s:.2f}")
+    return ok, "max/min throughput over the five Dom0 weights (required >= 1.2): " + "; ".join(
+        parts
+    ) + "."
+
+
+def _claim_22_nwc(t: Table) -> Verdict:
+    parts, ok = [], True
+    for wl in WORKLOADS:
+        for sched in ("sedf", "credit"):
+            ratios = [
+                ratio(_wl_tput(t, wl, sched, "nwc", r), _wl_tput(t, wl, sched, "wc", r))
+                for r in RATIOS
+            ]
+            mean = sum(ratios) / len(ratios)
+            ok &= all(x < 1 - TIE_REL for x in ratios) and mean <= 0.9
+            parts.append(
+                f"{wl} {label(sched, {})} NWC/WC {min(ratios):.2f}-{max(ratios):.2f} "
+                f"(mean {mean:.2f})"
+            )
+    return ok, (
+        "NWC / WC throughput at each Dom0 weight (required: below 1 at every weight and at "
+        "most 0.9 on average): " + "; ".join(parts) + "."
+    )
+
+
+def _claim_22_schedulers(t: Table) -> Verdict:
+    parts, ok = [], True
+    for wl in WORKLOADS:
+        spreads = [
+            spread([_wl_tput(t, wl, s, "wc", r) for s in ("bvt", "sedf", "credit")]) for r in RATIOS
+        ]
+        mean = sum(spreads) / len(spreads)
+        ok &= mean >= 1.1
+        parts.append(f"{wl}: best/worst WC scheduler x{mean:.2f} on average")
+    return ok, "with the same shares (required: x1.1 or more on average): " + "; ".join(parts) + "."
+
+
+WORKLOADS_EXP = Experiment(
+    id="cherkasova2007-workloads",
+    title="web, iperf and disk read vs Dom0 weight under BVT, SEDF and Credit, WC and NWC",
+    paper=PAPER,
+    source="Figs 5 and 6 (digest E001-2; claim 22)",
+    setup=(
+        "One PCPU, Dom0 and Dom1 as in E001-1. Three I/O workloads in Dom1: a web server "
+        "(10 KB files), iperf (a TCP stream from a remote host over the 1 Gbit/s NIC) and "
+        "dd reading 1-KB blocks from disk. WC mode (Fig. 5): BVT, SEDF and Credit; NWC mode "
+        "(Fig. 6): SEDF and Credit; each at Dom0 weights 0.25-4 relative to Dom1: 75 runs."
+    ),
+    decisions=(
+        *COMMON_DECISIONS,
+        f"BVT's C and SEDF's period are not given for Figs 5-6: C = {DEFAULT_CTX_ALLOW_MS} ms "
+        f"(Xen's default) and P = {DEFAULT_PERIOD_MS} ms (the period the paper itself uses for "
+        "SEDF in ALERT to match Credit's granularity).",
+        "iperf direction is not given: the stream goes from the remote host into Dom1 "
+        "(iperf's client outside, server in the guest). dd reads 1-KB blocks for the whole "
+        "run (the paper's 1000 blocks would last a fraction of a second).",
+        "Credit in NWC mode caps both domains at their proportional part (Conf 1: 50 % each), "
+        "as SEDF's slices do; the paper does not give its caps.",
+    ),
+    units=UNITS,
+    grid=_workloads_grid,
+    measure=_workloads_measure,
+    full=FULL,
+    quick=QUICK,
+    claims=(
+        Claim(
+            "E001-2",
+            "I/O intensive applications are highly sensitive to the amount of CPU allocated to "
+            "Dom0 (checked: throughput varies by at least 20 % over the five weights, for every "
+            "workload, scheduler and mode)",
+            "§4.2, Figs 5-6",
+            _claim_io_sensitive,
+        ),
+        Claim(
+            "22a",
+            "Application performance is significantly worse under NWC than under WC with "
+            "similar shares, for all three workloads (checked: NWC below WC at every weight, "
+            "and at least 10 % below on average)",
+            "§4.2, Figs 5-6",
+            _claim_22_nwc,
+        ),
+        Claim(
+            "22b",
+            "Performance varies significantly across schedulers configured with the same "
+            "shares (checked: the best WC scheduler's throughput is at least 1.1x the worst's, "
+            "averaged over the weights, for every workload)",
+            "§4.2, Figs 5-6",
+            _claim_22_schedulers,
+        ),
+    ),
+    figures=tuple(
+        Figure(
+            file=f"fig{n}-{mode}-workloads.png",
+            title=f"Fig. {n}: throughput vs Dom0 weight, {mode.upper()} mode (1 CPU)",
+            x="dom0_weight_ratio",
+            xlabel="Dom0 weight relative to Dom1",
+            panels=tuple(
+                Panel(title, THROUGHPUT[wl], {"workload": wl, "mode": mode})
+                for wl, title in (("web", "web server"), ("iperf", "iperf"), ("disk", "disk read"))
+            ),
+            log_x=True,
+        )
+        for n, mode in ((5, "wc"), (6, "nwc"))
+    ),
+    label=label,
+    note="The paper plots Figs 5 and 6 without numbers (the digest has captions only), so "
+    "there are no published values; the claims are the paper's qualitative conclusions.",
+)
+
+
+# ----- E001-4: SMP, Figs 10a and 10b -----------------------------------------------------------
+
+
+def _smp_grid(timing: Timing) -> list[Run]:
+    runs = []
+    for sched, variant in _workloads_variants():
+        for r in RATIOS:
+            params = {**variant, "dom0_weight_ratio": r}
+            sc = _scenario(
+                timing,
+                sched,
+                ratio_=r,
+                mode=variant["mode"],
+                workload=WEB,
+                pcpus=2,
+                vcpus=2,
+                source=run_source("cherkasova2007-smp", sched, params),
+            )
+            runs.append(Run(sched, params, sc))
+    return runs
+
+
+SMP = Experiment(
+    id="cherkasova2007-smp",
+    title="web server throughput vs Dom0 weight on 2 CPUs, WC and NWC",
+    paper=PAPER,
+    source="Figs 10a and 10b (digest E001-4)",
+    setup=(
+        "Two PCPUs; Dom0 and Dom1 have 2 VCPUs each; Dom1 runs the web server of E001-1. "
+        "WC (Fig. 10a): BVT, SEDF and Credit; NWC (Fig. 10b): SEDF and Credit; each at Dom0 "
+        "weights 0.25-4 relative to Dom1: 25 runs."
+    ),
+    decisions=(
+        *COMMON_DECISIONS[:3],
+        f"BVT C = {DEFAULT_CTX_ALLOW_MS} ms and SEDF P = {DEFAULT_PERIOD_MS} ms, as in Figs 5-6. "
+        "SEDF's slices are per VCPU, so each PCPU (one VCPU of each domain) is fully "
+        "reserved; Credit's NWC caps are of the 2-PCPU host (Conf 1: 100 % each).",
+        "VCPUs are placed by each scheduler's own rule (no pinning; the paper gives none).",
+    ),
+    units=UNITS,
+    grid=_smp_grid,
+    measure=_web_1cpu_measure,
+    full=FULL,
+    quick=QUICK,
+    figures=(
+        Figure(
+            file="fig10ab-smp-web.png",
+            title="Figs 10a-10b: web server throughput vs Dom0 weight, 2 CPUs",
+            x="dom0_weight_ratio",
+            xlabel="Dom0 weight relative to Dom1",
+            panels=(
+                Panel("(a) WC", "throughput_req_s", {"mode": "wc"}),
+                Panel("(b) NWC", "throughput_req_s", {"mode": "nwc"}),
+            ),
+            log_x=True,
+        ),
+    ),
+    label=label,
+    note="The SMP results (Figs 10a-10b, claims 28-31) are held back for validation in the "
+    "literature digest: no published numbers or claims are compared here.",
+)
+
+
+# ----- E001-5: SMP scaling, Fig. 10c -------------------------------------------------------------
+
+GUESTS = (1, 2, 3, 4)
+
+
+def _scaling_grid(timing: Timing) -> list[Run]:
+    runs = []
+    for sched in ("bvt", "sedf", "credit"):
+        for n in GUESTS:
+            params = {"guests": n}
+            sched_params: dict[str, Any] = {"name": sched, "xen_version": XEN_VERSION[sched]}
+            if sched == "bvt":
+                sched_params["ctx_allow"] = DEFAULT_CTX_ALLOW_MS * 1_000_000
+            per_dom = shares(sched, [1.0] * (n + 1), period_ms=DEFAULT_PERIOD_MS, pcpus=2)
+            sc = timing.scenario(
+                pcpus=2,
+                scheduler=sched_params,
+                profile=CHERKASOVA_PROFILE,
+                source=run_source("cherkasova2007-smp-scaling", sched, params),
+            )
+            sc.add_domain("dom0", driver=True, vcpus=2, sched=per_dom[0], workload="idle")
+            for i in range(n):
+                sc.add_domain(f"dom{i + 1}", vcpus=2, sched=per_dom[i + 1], workload=dict(WEB))
+            runs.append(Run(sched, params, sc))
+    return runs
+
+
+def _scaling_measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
+    n = int(run.params["guests"])
+    guests = [f"dom{i + 1}" for i in range(n)]
+    return {
+        "total_throughput_req_s": sum(workload_metric(s, g, "throughput_req_s") for g in guests),
+        "dom0_cpu_pct": xenmon(s, "dom0", "cpu_pct"),
+        "guests_cpu_pct": sum(xenmon(s, g, "cpu_pct") for g in guests),
+    }
+
+
+SMP_SCALING = Experiment(
+    id="cherkasova2007-smp-scaling",
+    title="combined web throughput of 1 to 4 guests with 2 VCPUs each, 2 CPUs, WC",
+    paper=PAPER,
+    source="Fig. 10c (digest E001-5)",
+    setup=(
+        "Two PCPUs; Dom0 with 2 VCPUs and 1 to 4 guests with 2 VCPUs each, every guest "
+        "running the web server of E001-1 with its own clients ('a matching number of httperf "
+        "instances'); all domains, Dom0 included, have equal weights, WC mode; BVT, SEDF and "
+        "Credit: 12 runs. Measured: the combined throughput of all guests."
+    ),
+    decisions=(
+        *COMMON_DECISIONS[:3],
+        f"BVT C = {DEFAULT_CTX_ALLOW_MS} ms and SEDF P = {DEFAULT_PERIOD_MS} ms, as in Figs "
+        "5-6; with n guests each VCPU reserves 1/(n+1) of a period, extratime on.",
+        "The paper does not say which schedulers Fig. 10c shows; all three are run.",
+    ),
+    units=UNITS,
+    grid=_scaling_grid,
+    measure=_scaling_measure,
+    full=FULL,
+    quick=QUICK,
+    figures=(
+        Figure(
+            file="fig10c-smp-scaling.png",
+            title="Fig. 10c: combined web throughput vs number of guests, 2 CPUs, WC",
+            x="guests",
+            xlabel="Guest VMs (2 VCPUs each)",
+            panels=(Panel("WC, equal weights", "total_throughput_req_s"),),
+        ),
+    ),
+    label=label,
+    note="The results of Fig. 10c are held back for validation in the literature digest: no "
+    "published numbers or claims are compared here.",
+)
+
+EXPERIMENTS = (WEB_1CPU, WORKLOADS_EXP, SMP, SMP_SCALING)

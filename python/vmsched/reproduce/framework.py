@@ -1,0 +1,548 @@
+"""Experiments as data, run in parallel, measured into one results table.
+
+An `Experiment` is a published experiment written down as data:
+
+- **the grid**: a function of the run length (`Timing`) returning `Run`s, each a
+  scheduler, the parameters varied in the paper (`{"dom0_weight_ratio": 2, ...}`)
+  and the `Scenario` that sets them up;
+- **metrics**: `measure(run, summary)` turns one run's summary.json into
+  `{metric: value}`; `derive(table)` may add rows computed across runs (a ratio
+  of two runs, a mean over modes); `units` names every metric's unit;
+- **the published numbers** (`Published`), copied only from the project's
+  literature digest; where the digest says "Results held back for validation"
+  there are none, and `published` stays empty;
+- **claims** (`Claim`): small functions over the results `Table` returning
+  (reproduced, evidence), with an `explanation` a person writes after looking
+  at the results;
+- **figures** in the paper's layout (`Figure`, `Panel`).
+
+`run_experiments` simulates the grids of one or more experiments on one
+process pool (results do not depend on the number of processes: every run has
+a fixed seed and results are put back in grid order) and returns one
+`Reproduction` per experiment; `Reproduction.save(out)` writes results.csv,
+report.md, report.html and the figures (see `vmsched.reproduce.report`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vmsched.api import PROGRESS_AFTER_S
+from vmsched.api import run as simulate
+from vmsched.errors import InternalError, ScenarioError, VmschedError
+from vmsched.scenario import Scenario
+
+ParamValue = str | int | float | bool
+Params = Mapping[str, ParamValue]
+
+#: The columns of results.csv, in order.
+RESULT_COLUMNS = ("scheduler", "params", "metric", "simulated", "published", "unit")
+
+
+# ----- parameters as text -------------------------------------------------------------------
+
+
+def fmt_value(value: ParamValue) -> str:
+    """A parameter value as results.csv writes it: `true`, `4`, `0.25`, `wc`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def params_key(params: Params) -> str:
+    """`key=value;key=value`, sorted by key: the `params` column of results.csv."""
+    return ";".join(f"{k}={fmt_value(params[k])}" for k in sorted(params))
+
+
+def run_source(exp_id: str, scheduler: str, params: Params) -> str:
+    """How a run's scenario names itself in errors: `reproduce:ID:scheduler:params`."""
+    return f"reproduce:{exp_id}:{scheduler}:{params_key(params)}"
+
+
+# ----- what an experiment is ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long each run of an experiment is."""
+
+    #: Simulated seconds measured (after the warm-up).
+    duration_s: float
+    #: Simulated seconds before measurement starts.
+    warmup_s: float
+    #: The seed of every run.
+    seed: int = 1
+    #: Whether this is the `--quick` timing (a grid may also be smaller then).
+    quick: bool = False
+
+    def scenario(self, **kwargs: Any) -> Scenario:
+        """A new Scenario with this timing (`kwargs` as `Scenario`'s)."""
+        return Scenario(
+            duration_s=self.warmup_s + self.duration_s,
+            warmup_s=self.warmup_s,
+            seed=self.seed,
+            sample_ms=1000,
+            **kwargs,
+        )
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation of an experiment's grid."""
+
+    #: The results' `scheduler` column (the scheduler's name in vmsched).
+    scheduler: str
+    #: The parameters the paper varies, as in the results' `params` column.
+    params: Params
+    #: What is simulated.
+    scenario: Scenario = field(compare=False)
+
+    @property
+    def key(self) -> str:
+        return params_key(self.params)
+
+
+@dataclass(frozen=True)
+class Published:
+    """One number a paper publishes, where the results table holds its counterpart."""
+
+    #: Where in the paper: "Table 1", "Table 6.2", "Appendix A".
+    table: str
+    scheduler: str
+    params: Params
+    metric: str
+    #: The number, or a (low, high) range as the paper states it ("94% - 99%").
+    value: float | tuple[float, float]
+
+    def text(self) -> str:
+        """As results.csv writes it: `934`, `87.85`, or a range `94-99`."""
+        if isinstance(self.value, tuple):
+            lo, hi = self.value
+            return f"{lo:g}-{hi:g}"
+        return f"{self.value:g}"
+
+
+#: What a claim's check returns: (reproduced, the measured evidence in words).
+Verdict = tuple[bool, str]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A published claim and how to check it against the results table."""
+
+    #: The claim's number in the literature digest (§4), or a label for a text claim.
+    id: str
+    #: The claim in one line, with the paper's numbers.
+    statement: str
+    #: Where the paper says it.
+    source: str
+    #: Decides the claim on the results; may raise MissingResult.
+    check: Callable[[Table], Verdict] = field(compare=False)
+    #: Why the claim is not reproduced (or a caveat), written by a person who has looked
+    #: at the results. Empty until then; the report then shows a marked placeholder.
+    explanation: str = ""
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One plot of a figure: one metric over rows matching `where`."""
+
+    title: str
+    metric: str
+    #: Required parameter values (a tuple = any of them); the key "scheduler" selects the
+    #: scheduler column.
+    where: Params | Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure in the paper's layout: panels side by side, one line (or bar group) per
+    scheduler variant, the paper's numbers as open markers where it has any."""
+
+    file: str
+    title: str
+    #: The parameter on the x axis.
+    x: str
+    xlabel: str
+    panels: tuple[Panel, ...]
+    #: The parameters that tell lines apart (besides the scheduler).
+    lines: tuple[str, ...] = ()
+    #: "line" (numeric x) or "bar" (x values as categories).
+    kind: str = "line"
+    log_x: bool = False
+
+
+def default_label(scheduler: str, params: Params) -> str:
+    """`credit`, `sedf mode=wc period_ms=10`."""
+    return " ".join([scheduler, *(f"{k}={fmt_value(v)}" for k, v in sorted(params.items()))])
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A published experiment as data (see the module's docstring)."""
+
+    #: The ID on the command line: `<paper>-<experiment>`.
+    id: str
+    #: One line for `vmsched reproduce --list`.
+    title: str
+    #: The paper, as the literature digest names it.
+    paper: str
+    #: What of the paper it reproduces: figures, tables and the digest's experiment IDs.
+    source: str
+    #: What is simulated, in Markdown (a paragraph).
+    setup: str
+    #: Every choice the paper leaves open and how it was made, in Markdown (one per item).
+    decisions: tuple[str, ...]
+    #: metric -> unit, for every metric `measure` and `derive` produce.
+    units: Mapping[str, str]
+    #: The runs, for a run length.
+    grid: Callable[[Timing], list[Run]] = field(compare=False)
+    #: One run's summary.json -> {metric: value}.
+    measure: Callable[[Run, dict[str, Any]], dict[str, float]] = field(compare=False)
+    #: Full-length and `--quick` run lengths.
+    full: Timing
+    quick: Timing
+    published: tuple[Published, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    #: Rows computed across runs: table -> [(scheduler, params, metric, value)].
+    derive: Callable[[Table], list[tuple[str, Params, str, float]]] | None = field(
+        default=None, compare=False
+    )
+    #: A variant's name in figures and tables: (scheduler, line parameters) -> text.
+    label: Callable[[str, Params], str] = field(default=default_label, compare=False)
+    #: Said in the report where the paper's results are held back or otherwise absent.
+    note: str = ""
+
+    def runs(self, quick: bool) -> list[Run]:
+        return self.grid(self.quick if quick else self.full)
+
+
+# ----- the results table ------------------------------------------------------------------
+
+
+class MissingResult(KeyError):
+    """A claim asked for a result the table does not have."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "missing result"
+
+
+@dataclass(frozen=True)
+class Row:
+    scheduler: str
+    params: dict[str, str]
+    metric: str
+    simulated: float
+    published: str
+    unit: str
+
+    @property
+    def key(self) -> str:
+        return params_key(self.params)
+
+
+def _matches(row_params: Mapping[str, str], where: Mapping[str, Any]) -> bool:
+    for k, want in where.items():
+        if k not in row_params:
+            return False
+        options = want if isinstance(want, tuple | list | set) else (want,)
+        if row_params[k] not in {fmt_value(o) for o in options}:
+            return False
+    return True
+
+
+class Table:
+    """The results: one row per (scheduler, params, metric), as results.csv."""
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self.rows = list(rows)
+        self._index = {(r.scheduler, r.key, r.metric): r for r in self.rows}
+
+    def get(self, scheduler: str, metric: str, **params: ParamValue) -> float:
+        """The simulated value of exactly this scheduler, parameter set and metric."""
+        key = params_key(params)
+        row = self._index.get((scheduler, key, metric))
+        if row is None or not math.isfinite(row.simulated):
+            raise MissingResult(f"no result for {scheduler} {key or '(no params)'} {metric}")
+        return row.simulated
+
+    def where(self, metric: str | None = None, **where: Any) -> list[Row]:
+        """Rows of `metric` (all if None) whose parameters match `where` (a tuple value means
+        any of; the key `scheduler` selects the scheduler)."""
+        out = []
+        for r in self.rows:
+            if metric is not None and r.metric != metric:
+                continue
+            if not _matches({**r.params, "scheduler": r.scheduler}, where):
+                continue
+            out.append(r)
+        return out
+
+    def series(self, scheduler: str, metric: str, x: str, **fixed: ParamValue) -> list[float]:
+        """The values of a metric along parameter `x` (sorted by x, numerically), with the
+        other parameters fixed; every row must exist."""
+        rows = [
+            r
+            for r in self.where(metric, scheduler=scheduler, **fixed)
+            if set(r.params) == {x, *fixed}
+        ]
+        if not rows:
+            raise MissingResult(f"no {metric} of {scheduler} along {x} with {params_key(fixed)}")
+        rows.sort(key=lambda r: float(r.params[x]))
+        return [r.simulated for r in rows]
+
+    def frame(self):
+        """results.csv as a DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [(r.scheduler, r.key, r.metric, r.simulated, r.published, r.unit) for r in self.rows],
+            columns=list(RESULT_COLUMNS),
+        )
+
+
+# ----- running --------------------------------------------------------------------------------
+
+
+@dataclass
+class ClaimResult:
+    claim: Claim
+    reproduced: bool
+    evidence: str
+
+
+@dataclass
+class Reproduction:
+    """One experiment, run: its table, verdicts and run records."""
+
+    experiment: Experiment
+    quick: bool
+    timing: Timing
+    runs: list[Run]
+    #: One summary.json per run, in grid order.
+    summaries: list[dict[str, Any]]
+    table: Table
+    verdicts: list[ClaimResult]
+    #: Wall time of the whole batch this experiment was run in.
+    wall_s: float
+    jobs: int
+
+    @property
+    def events(self) -> int:
+        return sum(int(s.get("events", 0)) for s in self.summaries)
+
+    @property
+    def sim_wall_s(self) -> float:
+        """Wall seconds spent simulating this experiment's runs (summed over processes)."""
+        return sum(float(s.get("wall_s", 0.0)) for s in self.summaries)
+
+    def save(self, out: str | Path) -> Path:
+        """Write results.csv, report.md, report.html and the figures into `out`."""
+        from vmsched.reproduce.report import save
+
+        return save(self, out)
+
+
+def _simulate(job: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """Run one scenario (in a worker process or in-process); its summary."""
+    index, data = job
+    return index, simulate(data, progress=False).summary
+
+
+class _Progress:
+    """A rich progress bar over runs on a terminal, once the work has taken a while."""
+
+    def __init__(self, total: int, label: str, progress: bool | Callable[[int, int], None]):
+        self.total = total
+        self.label = label
+        self.callback = progress if callable(progress) else None
+        self.enabled = progress is True and sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.bar = None
+        self.task = None
+
+    def update(self, done: int) -> None:
+        if self.callback is not None:
+            self.callback(done, self.total)
+        if not self.enabled or done >= self.total:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.start < PROGRESS_AFTER_S:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total} runs"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=self.total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _run_all(
+    scenarios: list[dict[str, Any]], jobs: int, label: str, progress
+) -> list[dict[str, Any]]:
+    """Simulate every scenario; summaries in the order given, whatever order they finish in."""
+    out: list[dict[str, Any] | None] = [None] * len(scenarios)
+    bar = _Progress(len(scenarios), label, progress)
+    try:
+        if jobs <= 1 or len(scenarios) <= 1:
+            for i, data in enumerate(scenarios):
+                out[i] = _simulate((i, data))[1]
+                bar.update(i + 1)
+        else:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(scenarios))) as pool:
+                pending = {pool.submit(_simulate, (i, d)) for i, d in enumerate(scenarios)}
+                done_count = 0
+                while pending:
+                    done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        i, summary = fut.result()
+                        out[i] = summary
+                        done_count += 1
+                    bar.update(done_count)
+    finally:
+        bar.close()
+    return [s for s in out if s is not None]
+
+
+def default_jobs(jobs: int | None) -> int:
+    """`jobs`, checked, or the number of CPUs."""
+    if jobs is None:
+        return os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ScenarioError(f"{jobs!r} is not allowed; expected an integer >= 1", path="--jobs")
+    return jobs
+
+
+def _validated(exp: Experiment, runs: list[Run]) -> list[dict[str, Any]]:
+    """Each run's scenario tree, validated: a scenario the core rejects is a bug here."""
+    trees = []
+    for run in runs:
+        try:
+            run.scenario.validate()
+        except VmschedError as exc:
+            raise InternalError(
+                f"reproduction {exp.id}: the scenario of {run.scheduler} {run.key} is invalid: "
+                f"{exc} (a bug in vmsched/reproduce; please report it)"
+            ) from None
+        trees.append(run.scenario.data)
+    return trees
+
+
+def _table(exp: Experiment, runs: list[Run], summaries: list[dict[str, Any]]) -> Table:
+    """Measure every run, derive the cross-run rows, attach the published numbers."""
+    measured: list[tuple[str, Params, str, float]] = []
+    for run, summary in zip(runs, summaries, strict=True):
+        for metric, value in exp.measure(run, summary).items():
+            measured.append((run.scheduler, run.params, metric, value))
+    rows = [_row(exp, *m) for m in measured]
+    if exp.derive is not None:
+        rows += [_row(exp, *d) for d in exp.derive(Table(rows))]
+    published = {(p.scheduler, params_key(p.params), p.metric): p for p in exp.published}
+    if len(published) != len(exp.published):
+        raise InternalError(f"reproduction {exp.id}: a published number is listed twice (a bug)")
+    out = []
+    for r in rows:
+        p = published.pop((r.scheduler, r.key, r.metric), None)
+        out.append(Row(r.scheduler, r.params, r.metric, r.simulated, p.text() if p else "", r.unit))
+    # Published numbers the grid did not produce (a shortened grid) keep their row.
+    for p in published.values():
+        out.append(
+            Row(
+                p.scheduler,
+                {k: fmt_value(v) for k, v in p.params.items()},
+                p.metric,
+                float("nan"),
+                p.text(),
+                _unit(exp, p.metric),
+            )
+        )
+    return Table(out)
+
+
+def _unit(exp: Experiment, metric: str) -> str:
+    try:
+        return exp.units[metric]
+    except KeyError:
+        raise InternalError(
+            f"reproduction {exp.id}: metric {metric!r} has no unit in `units` (a bug)"
+        ) from None
+
+
+def _row(exp: Experiment, scheduler: str, params: Params, metric: str, value: float) -> Row:
+    v = float(value) if value is not None else float("nan")
+    return Row(
+        scheduler, {k: fmt_value(x) for k, x in params.items()}, metric, v, "", _unit(exp, metric)
+    )
+
+
+def judge(claim: Claim, table: Table) -> ClaimResult:
+    """Run a claim's check; a result it needs but the table lacks makes it not reproduced."""
+    try:
+        ok, evidence = claim.check(table)
+    except MissingResult as exc:
+        return ClaimResult(claim, False, f"could not be evaluated: {exc}")
+    return ClaimResult(claim, bool(ok), evidence)
+
+
+def run_experiments(
+    experiments: Sequence[Experiment],
+    *,
+    quick: bool = False,
+    jobs: int | None = None,
+    progress: bool | Callable[[int, int], None] = True,
+) -> list[Reproduction]:
+    """Simulate the grids of `experiments` on one pool of `jobs` processes (default: all
+    CPUs) and return one Reproduction each. Every scenario is validated first."""
+    n_jobs = default_jobs(jobs)
+    plans = []
+    trees: list[dict[str, Any]] = []
+    for exp in experiments:
+        runs = exp.runs(quick)
+        plans.append((exp, runs, len(trees)))
+        trees += _validated(exp, runs)
+    label = "reproduce " + (experiments[0].id if len(experiments) == 1 else "experiments")
+    t0 = time.perf_counter()
+    summaries = _run_all(trees, n_jobs, label, progress)
+    wall = time.perf_counter() - t0
+    out = []
+    for exp, runs, first in plans:
+        mine = summaries[first : first + len(runs)]
+        table = _table(exp, runs, mine)
+        verdicts = [judge(c, table) for c in exp.claims]
+        out.append(
+            Reproduction(
+                experiment=exp,
+                quick=quick,
+                timing=exp.quick if quick else exp.full,
+                runs=runs,
+                summaries=mine,
+                table=table,
+                verdicts=verdicts,
+                wall_s=wall,
+                jobs=n_jobs,
+            )
+        )
+    return out

@@ -1,0 +1,487 @@
+"""A reproduction's outputs: results.csv, report.md, report.html and the figures.
+
+The report is built once as a list of blocks (headings, paragraphs, tables,
+images); report.md and report.html are two renderings of the same blocks, so
+they always say the same thing. Every file is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vmsched.api import prepare_out_dir, write_atomic
+from vmsched.reproduce.checks import num
+from vmsched.reproduce.framework import (
+    RESULT_COLUMNS,
+    Experiment,
+    Figure,
+    Reproduction,
+    Row,
+    fmt_value,
+    params_key,
+)
+
+REPORT_MD = "report.md"
+REPORT_HTML = "report.html"
+RESULTS_CSV = "results.csv"
+
+_DPI = 130
+_COLOURS = [
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#7f7f7f",
+    "#bcbd22",
+]
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
+
+PLACEHOLDER = (
+    "*Explanation not written yet.* A person who has looked at these results writes it in "
+    "this claim's `explanation` in `{module}`."
+)
+
+
+# ----- blocks -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Text:
+    """A paragraph in Markdown."""
+
+    markdown: str
+
+
+@dataclass(frozen=True)
+class TableBlock:
+    header: list[str]
+    rows: list[list[str]]
+    #: Column alignment: "l" or "r" per column.
+    align: str = ""
+
+
+@dataclass(frozen=True)
+class Bullets:
+    """A list; `statuses` ("pass"/"fail"/"info" per item) mark verdicts in HTML."""
+
+    items: list[str]
+    statuses: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class Image:
+    file: str
+    alt: str
+    png: bytes
+
+
+Block = Heading | Text | Bullets | TableBlock | Image
+
+
+# ----- results.csv --------------------------------------------------------------------------
+
+
+def _csv_number(x: float) -> str:
+    if not math.isfinite(x):
+        return ""
+    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _csv_field(text: str) -> str:
+    if any(c in text for c in ',"\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def results_csv(rows: list[Row]) -> str:
+    """results.csv: the columns of RESULT_COLUMNS, one row per (scheduler, params, metric)."""
+    lines = [",".join(RESULT_COLUMNS)]
+    for r in rows:
+        fields = [r.scheduler, r.key, r.metric, _csv_number(r.simulated), r.published, r.unit]
+        lines.append(",".join(_csv_field(f) for f in fields))
+    return "\n".join(lines) + "\n"
+
+
+# ----- the report's content ----------------------------------------------------------------
+
+
+def _module(exp: Experiment) -> str:
+    name = exp.grid.__module__.rsplit(".", 1)[-1]
+    return f"python/vmsched/reproduce/{name}.py"
+
+
+def _unit_label(unit: str) -> str:
+    return f" ({unit})" if unit else ""
+
+
+def _published_tables(rep: Reproduction) -> list[Block]:
+    exp = rep.experiment
+    if not exp.published:
+        return [
+            Text(
+                exp.note
+                or "The literature digest gives no numbers for this experiment, so only the "
+                "simulated results are shown."
+            )
+        ]
+    blocks: list[Block] = []
+    tables: dict[str, list] = {}
+    for p in exp.published:
+        tables.setdefault(p.table, []).append(p)
+    for name, entries in tables.items():
+        metrics = list(dict.fromkeys(p.metric for p in entries))
+        variants = list(dict.fromkeys((p.scheduler, params_key(p.params)) for p in entries))
+        params_of = {(p.scheduler, params_key(p.params)): p.params for p in entries}
+        header = ["variant"]
+        for m in metrics:
+            unit = _unit_label(exp.units.get(m, ""))
+            header += [f"{m}{unit} paper", f"{m} simulated"]
+        rows = []
+        for sched, key in variants:
+            cells = [exp.label(sched, params_of[(sched, key)])]
+            for m in metrics:
+                pub = next(
+                    (
+                        p.text()
+                        for p in entries
+                        if p.scheduler == sched and params_key(p.params) == key and p.metric == m
+                    ),
+                    "",
+                )
+                sim = rep.table._index.get((sched, key, m))
+                cells += [pub or "—", num(sim.simulated) if sim else "—"]
+            rows.append(cells)
+        blocks += [
+            Heading(3, f"{exp.paper}, {name}"),
+            TableBlock(header, rows, "l" + "r" * (len(header) - 1)),
+        ]
+    if exp.note:
+        blocks.append(Text(exp.note))
+    return blocks
+
+
+def _claims(rep: Reproduction) -> list[Block]:
+    exp = rep.experiment
+    if not rep.verdicts:
+        return [
+            Text(
+                "No claims are checked: the literature digest states none for this experiment"
+                + (" (its results are held back for validation)." if exp.note else ".")
+            )
+        ]
+    blocks: list[Block] = []
+    for v in rep.verdicts:
+        c = v.claim
+        verdict = "reproduced" if v.reproduced else "not reproduced"
+        blocks += [
+            Heading(3, f"Claim {c.id}: {verdict}"),
+            Text(f"> {c.statement} ({c.source})"),
+            Text(f"**Verdict: {verdict}.** Measured: {v.evidence}"),
+        ]
+        if c.explanation:
+            blocks.append(Text(f"**Explanation:** {c.explanation}"))
+        elif not v.reproduced:
+            blocks.append(
+                Text("**Explanation:** " + PLACEHOLDER.format(module=_module(rep.experiment)))
+            )
+    return blocks
+
+
+def _all_results(rep: Reproduction) -> TableBlock:
+    exp = rep.experiment
+    metrics = list(dict.fromkeys(r.metric for r in rep.table.rows))
+    variants: dict[tuple[str, str], dict[str, str]] = {}
+    for r in rep.table.rows:
+        variants.setdefault((r.scheduler, r.key), r.params)
+    by = {(r.scheduler, r.key, r.metric): r for r in rep.table.rows}
+    header = ["scheduler", "params", *(f"{m}{_unit_label(exp.units.get(m, ''))}" for m in metrics)]
+    rows = []
+    order = {s: i for i, s in enumerate(dict.fromkeys(s for s, _ in variants))}
+    keyed = sorted(variants.items(), key=lambda kv: (order[kv[0][0]], _param_sort(kv[1])))
+    for (sched, key), _params in keyed:
+        cells = [sched, key.replace(";", "; ")]
+        for m in metrics:
+            r = by.get((sched, key, m))
+            cells.append(num(r.simulated) if r is not None and math.isfinite(r.simulated) else "")
+        rows.append(cells)
+    return TableBlock(header, rows, "ll" + "r" * len(metrics))
+
+
+def _param_sort(p: Mapping[str, str]):
+    out = []
+    for k in sorted(p):
+        v = p[k]
+        try:
+            out.append((k, 0, float(v), ""))
+        except ValueError:
+            out.append((k, 1, 0.0, v))
+    return out
+
+
+def _setup_line(rep: Reproduction) -> str:
+    t = rep.timing
+    mode = "Quick run (`--quick`)" if rep.quick else "Full run"
+    return (
+        f"{mode}: {len(rep.runs)} simulations of {t.duration_s:g} simulated s each, measured "
+        f"after {t.warmup_s:g} s of warm-up, seed {t.seed}; {rep.events:,} events, "
+        f"{rep.sim_wall_s:.1f} s of simulation on {rep.jobs} process"
+        f"{'es' if rep.jobs > 1 else ''}."
+    )
+
+
+def blocks(rep: Reproduction, pngs: Mapping[str, bytes]) -> list[Block]:
+    """The whole report, as blocks."""
+    exp = rep.experiment
+    n_ok = sum(v.reproduced for v in rep.verdicts)
+    out: list[Block] = [
+        Heading(1, f"{exp.id}: {exp.title}"),
+        Text(f"Reproduces **{exp.paper}**, {exp.source}."),
+        Text(_setup_line(rep)),
+    ]
+    if rep.verdicts:
+        out.append(Text(f"**{n_ok} of {len(rep.verdicts)} claims reproduced.**"))
+        out.append(
+            Bullets(
+                [
+                    f"**Claim {v.claim.id}**: "
+                    f"{'reproduced' if v.reproduced else 'not reproduced'} — {v.claim.statement}"
+                    for v in rep.verdicts
+                ],
+                ["pass" if v.reproduced else "fail" for v in rep.verdicts],
+            )
+        )
+    out += [Heading(2, "Setup"), Text(exp.setup)]
+    if exp.decisions:
+        out += [Heading(3, "Decisions where the paper is silent"), Bullets(list(exp.decisions))]
+    out += [Heading(2, "The paper's numbers beside ours"), *_published_tables(rep)]
+    out += [
+        Heading(2, "Claims"),
+        Text(
+            "Simulations are judged on direction, ordering and approximate ratios, not on "
+            "absolute values (the numbers come from 2007–2015 hardware). An ordering needs "
+            "each step to exceed a tie (0.5 % of the values, or 0.5 points for a percentage of "
+            "change). Where a claim gives the size of an effect as a ratio r, the simulated "
+            "ratio must lie between r^(1/2) and r^2 (its logarithm within a factor of two of "
+            "the paper's). The rules are in `vmsched.reproduce.checks`."
+        ),
+        *_claims(rep),
+    ]
+    if exp.figures:
+        out.append(Heading(2, "Figures"))
+        for f in exp.figures:
+            out += [Text(f"**{f.title}** (`{f.file}`)"), Image(f.file, f.title, pngs[f.file])]
+    out += [
+        Heading(2, "All results"),
+        Text(
+            f"Every simulated number (also in `{RESULTS_CSV}`: columns "
+            + ", ".join(f"`{c}`" for c in RESULT_COLUMNS)
+            + "; `published` is empty where the paper gives no number)."
+        ),
+        _all_results(rep),
+    ]
+    return out
+
+
+# ----- Markdown and HTML ------------------------------------------------------------------------
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown(blocks_: list[Block]) -> str:
+    """The blocks as Markdown."""
+    parts = []
+    for b in blocks_:
+        if isinstance(b, Heading):
+            parts.append("#" * b.level + " " + b.text)
+        elif isinstance(b, Text):
+            parts.append(b.markdown)
+        elif isinstance(b, Bullets):
+            parts.append("\n".join(f"- {item}" for item in b.items))
+        elif isinstance(b, TableBlock):
+            align = b.align or "l" * len(b.header)
+            lines = [
+                "| " + " | ".join(_md_cell(h) for h in b.header) + " |",
+                "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|",
+            ]
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]
+            parts.append("\n".join(lines))
+        elif isinstance(b, Image):
+            parts.append(f"![{b.alt}]({b.file})")
+    return "\n\n".join(parts) + "\n"
+
+
+def _plain(markdown_text: str) -> str:
+    """Markdown emphasis, code marks and quote marks removed, for HTML's plain paragraphs."""
+    text = re.sub(r"^> ", "", markdown_text, flags=re.MULTILINE)
+    return text.replace("**", "").replace("`", "").replace("*", "")
+
+
+def html_blocks(blocks_: list[Block]) -> list[Any]:
+    """The blocks as vmsched.htmlreport blocks (the level-1 heading is the page title)."""
+    import pandas as pd
+
+    from vmsched import htmlreport as h
+
+    out: list[Any] = []
+    for b in blocks_:
+        if isinstance(b, Heading):
+            if b.level > 1:
+                out.append(h.Heading(b.text, level=b.level))
+        elif isinstance(b, Text):
+            out.append(h.Paragraph(_plain(b.markdown)))
+        elif isinstance(b, Bullets):
+            statuses = b.statuses or ["info"] * len(b.items)
+            out.append(
+                h.Verdicts(
+                    [h.Verdict(_plain(i), st) for i, st in zip(b.items, statuses, strict=True)]
+                )
+            )
+        elif isinstance(b, TableBlock):
+            out.append(h.Table(pd.DataFrame(b.rows, columns=b.header)))
+        elif isinstance(b, Image):
+            out.append(h.Figure(b.png, b.alt, name=b.file.removesuffix(".png")))
+    return out
+
+
+def write_html(path: Path, title: str, blocks_: list[Block]) -> None:
+    """report.html, with vmsched.htmlreport (which also writes each figure beside it)."""
+    from vmsched import htmlreport
+
+    htmlreport.write_report(path, title, html_blocks(blocks_))
+
+
+# ----- figures ------------------------------------------------------------------------------------
+
+
+def _xvalue(v: str) -> float | str:
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
+def _figure_png(rep: Reproduction, fig: Figure) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+    from matplotlib.lines import Line2D
+
+    exp = rep.experiment
+    n = len(fig.panels)
+    cols = min(n, 3)
+    nrows = math.ceil(n / cols)
+    mpl = MplFigure(figsize=(max(4.6 * cols, 7.0), 3.7 * nrows + 0.4), layout="constrained")
+    axes = mpl.subplots(nrows, cols, squeeze=False)
+    colour_of: dict[str, int] = {}
+    any_published = False
+    for i, panel in enumerate(fig.panels):
+        ax = axes[i // cols][i % cols]
+        rows = rep.table.where(panel.metric, **panel.where)
+        rows = [r for r in rows if fig.x in r.params]
+        lines: dict[str, list[Row]] = {}
+        for r in rows:
+            line_params = {k: _xvalue(r.params[k]) for k in fig.lines if k in r.params}
+            label = exp.label(r.scheduler, line_params)
+            lines.setdefault(label, []).append(r)
+        categories = list(dict.fromkeys(r.params[fig.x] for r in rows))
+        if fig.kind == "bar":
+            width = 0.8 / max(len(lines), 1)
+        for k, (label, rs) in enumerate(lines.items()):
+            idx = colour_of.setdefault(label, len(colour_of))
+            colour = _COLOURS[idx % len(_COLOURS)]
+            marker = _MARKERS[idx % len(_MARKERS)]
+            if fig.kind == "bar":
+                xs = [
+                    categories.index(r.params[fig.x]) + (k - (len(lines) - 1) / 2) * width
+                    for r in rs
+                ]
+                ax.bar(xs, [r.simulated for r in rs], width * 0.9, color=colour, label=label)
+                pub = [(x, r) for x, r in zip(xs, rs, strict=True) if r.published]
+            else:
+                rs = sorted(rs, key=lambda r: float(r.params[fig.x]))
+                xs = [float(r.params[fig.x]) for r in rs]
+                ax.plot(
+                    xs, [r.simulated for r in rs], marker=marker, color=colour, label=label, lw=1.5
+                )
+                pub = [(x, r) for x, r in zip(xs, rs, strict=True) if r.published]
+            for x, r in pub:
+                lo, _, hi = r.published.partition("-")
+                try:
+                    y_lo, y_hi = float(lo), float(hi or lo)
+                except ValueError:
+                    continue
+                any_published = True
+                ax.plot(
+                    [x],
+                    [(y_lo + y_hi) / 2],
+                    marker=marker,
+                    mfc="white",
+                    mec=colour,
+                    ms=9,
+                    mew=1.5,
+                    ls="none",
+                )
+                if y_hi != y_lo:
+                    ax.vlines(x, y_lo, y_hi, colors=colour, lw=1.5)
+        if fig.kind == "bar":
+            ax.set_xticks(range(len(categories)), categories)
+        elif fig.log_x:
+            ax.set_xscale("log", base=2)
+            ticks = sorted({float(r.params[fig.x]) for r in rows})
+            ax.set_xticks(ticks, [fmt_value(t) for t in ticks])
+        ax.set_title(panel.title, fontsize=10)
+        ax.set_xlabel(fig.xlabel)
+        ax.set_ylabel(f"{panel.metric}{_unit_label(exp.units.get(panel.metric, ''))}")
+        ax.grid(alpha=0.3)
+        ax.set_ylim(bottom=0)
+        if lines:
+            ax.legend(fontsize=7)
+    for j in range(n, nrows * cols):
+        axes[j // cols][j % cols].set_visible(False)
+    if any_published:
+        handle = Line2D([], [], marker="o", mfc="white", mec="black", ls="none", label="paper")
+        mpl.legend(handles=[handle], loc="outside lower right", fontsize=8, frameon=False)
+    mpl.suptitle(fig.title, fontsize=11)
+    FigureCanvasAgg(mpl)
+    buf = io.BytesIO()
+    mpl.savefig(buf, format="png", dpi=_DPI)
+    return buf.getvalue()
+
+
+# ----- saving -------------------------------------------------------------------------------------
+
+
+def files(exp: Experiment) -> list[str]:
+    """Every file `save` writes."""
+    return [RESULTS_CSV, REPORT_MD, REPORT_HTML, *(f.file for f in exp.figures)]
+
+
+def save(rep: Reproduction, out: str | Path) -> Path:
+    """Write results.csv, the figures, report.md and report.html into `out`."""
+    out_dir = prepare_out_dir(out)
+    pngs = {f.file: _figure_png(rep, f) for f in rep.experiment.figures}
+    content = blocks(rep, pngs)
+    write_atomic(out_dir / RESULTS_CSV, results_csv(rep.table.rows))
+    for file, data in pngs.items():
+        write_atomic(out_dir / file, data)
+    write_atomic(out_dir / REPORT_MD, markdown(content))
+    write_html(out_dir / REPORT_HTML, f"{rep.experiment.id}: {rep.experiment.title}", content)
+    return out_dir

@@ -1,0 +1,142 @@
+"""What the reproductions share: how a weight ratio is written in each scheduler's
+parameters, the paper workloads, reading metrics out of summary.json, and names.
+
+**Shares.** The papers give CPU allocations as weights ("Dom0 is allocated 0.25
+of the CPU allocated to Dom1"). Each scheduler says that in its own parameters,
+by one rule for all experiments (`shares`):
+
+- Credit, Credit2: `weight` proportional (the guest of reference has Xen's
+  default 256); in NWC mode every domain is capped at its proportional part of
+  the host, `cap = 100 x PCPUs x w / sum(w)`.
+- SEDF: each domain reserves `slice = period x w / sum(w)` of every period, per
+  VCPU, so the slices of the domains sharing a PCPU add up to the whole period
+  (Cherkasova et al.'s "Conf 1" entitles each domain to at most 50 % in NWC
+  mode); `extratime` on in WC mode, off in NWC mode. Slices are rounded down to
+  whole microseconds so that they never add up to more than the period.
+- BVT: `mcuadv` is the inverse of a weight: `mcuadv = 40 x w_ref / w` (40 so that
+  every ratio the papers use, 0.25 to 4, gives a whole number). BVT has no NWC mode.
+
+These are configuration, the same for every experiment and ratio; nothing here
+is tuned per scheduler to make a result come out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vmsched.reproduce.framework import Params, fmt_value
+
+#: Credit's and Credit2's default weight, given to the guest of reference.
+BASE_WEIGHT = 256
+#: BVT's mcuadv of the domain of weight 1 (see the module docstring).
+BVT_MCUADV_BASE = 40
+
+#: The platform profiles of the testbeds.
+CHERKASOVA_PROFILE = "cherkasova2007"
+THESIS_PROFILE = "thesis2015"
+
+SCHEDULER_NAMES = {
+    "bvt": "BVT",
+    "sedf": "SEDF",
+    "credit": "Credit",
+    "credit2": "Credit2",
+}
+
+
+def shares(
+    scheduler: str,
+    weights: Sequence[float],
+    *,
+    mode: str = "wc",
+    period_ms: float | None = None,
+    pcpus: int = 1,
+) -> list[dict[str, Any]]:
+    """The `[domain.sched]` parameters giving domains CPU in proportion to `weights`
+    (the last weight is the reference, usually the guest's), in WC or NWC mode."""
+    if mode not in ("wc", "nwc"):
+        raise ValueError(f"mode {mode!r}: expected wc or nwc")
+    total = sum(weights)
+    ref = weights[-1]
+    if scheduler in ("credit", "credit2"):
+        out = []
+        for w in weights:
+            p: dict[str, Any] = {"weight": round(BASE_WEIGHT * w / ref)}
+            if mode == "nwc":
+                p["cap"] = round(100 * pcpus * w / total)
+            out.append(p)
+        return out
+    if scheduler == "sedf":
+        if period_ms is None:
+            raise ValueError("SEDF needs a period")
+        return [
+            {
+                "period": period_ms,
+                "slice": math.floor(period_ms * w / total * 1000) / 1000,
+                "extratime": mode == "wc",
+            }
+            for w in weights
+        ]
+    if scheduler == "bvt":
+        if mode != "wc":
+            raise ValueError("BVT has no NWC mode")
+        return [{"mcuadv": round(BVT_MCUADV_BASE * ref / w)} for w in weights]
+    raise ValueError(f"no share rule for scheduler {scheduler!r}")
+
+
+# ----- summary.json -------------------------------------------------------------------------
+
+
+def domain(summary: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """One domain of a summary, by name."""
+    for d in summary["domains"]:
+        if d["name"] == name:
+            return d
+    raise KeyError(f"no domain {name!r} in the summary")
+
+
+def workload_metric(summary: Mapping[str, Any], name: str, metric: str) -> float:
+    """A workload metric of one domain (NaN if the workload does not report it)."""
+    value = domain(summary, name).get("workload", {}).get(metric)
+    return float(value) if isinstance(value, int | float) else float("nan")
+
+
+def xenmon(summary: Mapping[str, Any], name: str, metric: str) -> float:
+    """A XenMon metric of one domain (cpu_pct, exec_per_s, io_per_exec, ...); CPU % falls
+    back to the domain's cpu_pct."""
+    d = domain(summary, name)
+    value = d.get("xenmon", {}).get(metric)
+    if value is None and metric == "cpu_pct":
+        value = d.get("cpu_pct")
+    return float(value) if isinstance(value, int | float) else float("nan")
+
+
+# ----- names --------------------------------------------------------------------------------
+
+_PARAM_TEXT = {
+    "mode": lambda v: str(v).upper() if str(v) in ("wc", "nwc") else str(v),
+    "ctx_allow_ms": lambda v: f"C = {fmt_value(v)} ms",
+    "period_ms": lambda v: f"P = {fmt_value(v)} ms",
+    "dom0_weight_ratio": lambda v: f"Dom0/guest weight {fmt_value(v)}",
+    "guests": lambda v: f"{fmt_value(v)} guest{'s' if str(v) != '1' else ''}",
+    "workload": fmt_value,
+    "case": fmt_value,
+    "setup": fmt_value,
+    "dom0": lambda v: f"Dom0 {fmt_value(v)}",
+    "message_mb": lambda v: f"{fmt_value(v)} MB messages",
+}
+
+
+def label(scheduler: str, params: Params) -> str:
+    """`BVT C = 5 ms`, `SEDF WC P = 10 ms`, `Credit NWC web`: a variant's name."""
+    parts = [SCHEDULER_NAMES.get(scheduler, scheduler)]
+    for key in ("mode", "ctx_allow_ms", "period_ms"):
+        if key in params:
+            parts.append(_PARAM_TEXT[key](params[key]))
+    for key in sorted(params):
+        if key in ("mode", "ctx_allow_ms", "period_ms"):
+            continue
+        text = _PARAM_TEXT.get(key)
+        parts.append(text(params[key]) if text else f"{key}={fmt_value(params[key])}")
+    return " ".join(parts)
