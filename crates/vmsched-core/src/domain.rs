@@ -80,6 +80,12 @@ pub struct Vcpu {
     pub item: Option<WorkItem>,
     /// Ordinary work interrupted by urgent (interrupt) work, resumed after it.
     pub stashed: Option<WorkItem>,
+    /// Urgent work (interrupt and softirq context, or kernel threads: I/O
+    /// backends and front ends) for the event channels bound to this VCPU,
+    /// taken ahead of the guest's run queue.
+    pub irq: VecDeque<WorkItem>,
+    /// A guest scheduler tick is armed to let that urgent work preempt.
+    pub tick_armed: bool,
     /// Work progresses from this instant (switch-in time plus switch cost).
     pub progress_from: Time,
     /// Generation of its pending work-completion event.
@@ -137,6 +143,22 @@ impl Vcpu {
     }
 }
 
+impl Domain {
+    /// The VCPU (number within the domain) that event channel `channel` is
+    /// bound to: the guest's own front ends use channel 0 (VCPU 0, where
+    /// Linux binds event channels by default); a driver domain's backend for
+    /// guest `g` uses channel `g`, so that backends spread over its online
+    /// VCPUs round-robin, as irqbalance spreads them. A VCPU going offline
+    /// hands its channels to the others.
+    #[inline]
+    pub fn irq_vcpu(&self, channel: u32) -> u32 {
+        match self.online_vcpus.len() {
+            0 => 0,
+            n => self.online_vcpus[channel as usize % n],
+        }
+    }
+}
+
 /// One domain (virtual machine).
 #[derive(Clone, Debug)]
 pub struct Domain {
@@ -150,13 +172,9 @@ pub struct Domain {
     pub driver: bool,
     /// The guest run queue: work not yet taken by a VCPU.
     pub queue: VecDeque<WorkItem>,
-    /// Urgent work (interrupt and softirq context: I/O backends and front
-    /// ends), taken ahead of the run queue and preempting ordinary work.
-    pub irq_queue: VecDeque<WorkItem>,
-    /// The VCPU (number within the domain) its event channels are bound to:
-    /// the only one that takes urgent work. VCPU 0, as Linux binds them by
-    /// default, or the lowest online VCPU while VCPU 0 is offline.
-    pub irq_vcpu: u32,
+    /// Its online VCPUs' numbers, lowest first: event channel `c` is bound
+    /// to the `c mod n`-th of them (see [`Domain::irq_vcpu`]).
+    pub online_vcpus: Vec<u32>,
     /// Where the guest starts looking for a halted VCPU to wake.
     pub wake_cursor: u32,
 }

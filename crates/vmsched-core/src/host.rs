@@ -144,6 +144,12 @@ pub struct IoCosts {
     pub disk_bps: u64,
     /// Fixed controller and command overhead per disk request, ns.
     pub disk_request_ns: u64,
+    /// The driver domain's backends run as kernel threads (`true`: they
+    /// preempt the driver domain's own processes only at its next
+    /// scheduler tick) rather than in softirq context (`false`: at once).
+    pub backend_thread: bool,
+    /// The guests' scheduler tick (1/HZ), ns.
+    pub guest_tick_ns: u64,
 }
 
 /// The platform profile's numbers (besides its free-text `name` and `description`).
@@ -224,6 +230,22 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         0,
         "Guest CPU per OLTP transaction besides its disk requests.",
     ),
+    ParamSpec {
+        name: "backend_context",
+        unit: "",
+        kind: ParamKind::Choice(&["softirq", "thread"]),
+        default: Default::Str("softirq"),
+        scope: ParamScope::Global,
+        doc: "Where the driver domain's backends run: softirq (tasklets: they preempt its processes at once) or thread (kernel threads: at its next scheduler tick).",
+    },
+    ParamSpec {
+        name: "guest_tick_ms",
+        unit: "ms",
+        kind: ParamKind::Float { min: 0.0, max: 1000.0 },
+        default: Default::Float(4.0),
+        scope: ParamScope::Global,
+        doc: "The guest kernels' scheduler tick (1/HZ; 4 ms for HZ = 250).",
+    },
     ParamSpec {
         name: "nic_bandwidth_mbit",
         unit: "Mbit/s",
@@ -398,6 +420,8 @@ impl Platform {
                 },
                 disk_bps: (f("disk_transfer_mb_s") * 1e6).round() as u64,
                 disk_request_ns: (f("disk_request_us") * 1e3).round() as u64,
+                backend_thread: p.str("backend_context") == "thread",
+                guest_tick_ns: (f("guest_tick_ms") * 1e6).round() as u64,
             },
         }
     }

@@ -40,7 +40,9 @@ impl World {
         b.pending.push(r);
         if !b.active {
             b.active = true;
-            self.doms[driver.idx()].irq_queue.push_back(WorkItem {
+            let d = &self.doms[driver.idx()];
+            let v = d.first_vcpu + d.irq_vcpu(r.guest.0);
+            self.vcpus[v as usize].irq.push_back(WorkItem {
                 remaining_ns: UNSTARTED,
                 tag: URGENT | BACKEND | r.guest.0,
             });
@@ -306,18 +308,22 @@ impl Simulation {
             b.active = false;
             return;
         }
-        // More arrived meanwhile: the same VCPU goes on with another pass
-        // over everything signalled so far (it is at the head of the urgent
-        // queue, which the VCPU takes next), without a new wake-up's overhead.
+        // More arrived meanwhile: another pass over everything signalled
+        // so far, without a new wake-up's overhead. It queues behind the
+        // other backends' work on this VCPU, so that a busy guest cannot
+        // starve the others (backends take turns).
         std::mem::swap(&mut b.pending, &mut b.batch);
         let cost: u64 = {
             let c = &self.w.platform.io;
             b.batch.iter().map(|r| r.backend_cost(c)).sum()
         };
-        self.w.doms[driver.idx()].irq_queue.push_front(WorkItem {
+        let d = &self.w.doms[driver.idx()];
+        let v = d.first_vcpu + d.irq_vcpu(guest.0);
+        self.w.vcpus[v as usize].irq.push_back(WorkItem {
             remaining_ns: cost,
             tag: URGENT | BACKEND | guest.0,
         });
+        self.w.note_guest_work(driver);
     }
 
     /// The backend processed `r`: on to the device, or back to the guest.

@@ -125,10 +125,10 @@ impl World {
     pub(crate) fn cancel_guest_work(&mut self, dom: DomId) {
         let d = &mut self.doms[dom.idx()];
         d.queue.clear();
-        d.irq_queue.retain(|it| it.tag & BACKEND != 0);
         let (first, n) = (d.first_vcpu, d.nvcpus);
         for vi in first..first + n {
             let v = &mut self.vcpus[vi as usize];
+            v.irq.retain(|it| it.tag & BACKEND != 0);
             v.stashed = None;
             // Backend work (a driver domain's) is the kernel's, not the
             // guest's processes': it stays.
@@ -180,12 +180,9 @@ impl World {
         let vc = &mut self.vcpus[v.idx()];
         if vc.item.is_none() {
             let d = &mut self.doms[vc.dom.idx()];
-            let irq = if vc.index == d.irq_vcpu {
-                d.irq_queue.pop_front()
-            } else {
-                None
-            };
-            vc.item = irq
+            vc.item = vc
+                .irq
+                .pop_front()
                 .or_else(|| vc.stashed.take())
                 .or_else(|| d.queue.pop_front());
         }
@@ -345,6 +342,8 @@ impl Simulation {
                     online: true,
                     item: None,
                     stashed: None,
+                    irq: Default::default(),
+                    tick_armed: false,
                     progress_from: Time::ZERO,
                     work_gen: 0,
                     state: RunState::Blocked,
@@ -363,8 +362,7 @@ impl Simulation {
                 nvcpus: d.vcpus,
                 driver: d.driver,
                 queue: Default::default(),
-                irq_queue: Default::default(),
-                irq_vcpu: 0,
+                online_vcpus: (0..d.vcpus).collect(),
                 wake_cursor: 0,
             });
         }
@@ -546,7 +544,6 @@ impl Simulation {
             let d = &self.w.doms[dom.idx()];
             let (first, n) = (d.first_vcpu, d.nvcpus);
             let queued = d.queue.len();
-            let urgent = !d.irq_queue.is_empty();
             let mut free = 0usize;
             for vi in first..first + n {
                 let v = &self.w.vcpus[vi as usize];
@@ -567,19 +564,22 @@ impl Simulation {
                 }
             }
             self.w.doms[dom.idx()].wake_cursor = cursor % n.max(1);
-            if urgent {
-                self.interrupt_guest(dom);
+            for vi in first..first + n {
+                if !self.w.vcpus[vi as usize].irq.is_empty() {
+                    self.interrupt_vcpu(VcpuId(vi));
+                }
             }
         }
     }
 
-    /// Urgent work is queued for `dom`: its event channels' VCPU takes it.
-    /// Halted, it wakes; holding ordinary work, the interrupt preempts that
-    /// work, which resumes after it; already in interrupt context or free,
-    /// it takes the work when it gets to it.
-    fn interrupt_guest(&mut self, dom: DomId) {
-        let d = &self.w.doms[dom.idx()];
-        let v = VcpuId(d.first_vcpu + d.irq_vcpu);
+    /// Urgent work is queued for VCPU `v`. Halted, it wakes; already in
+    /// interrupt context or free, it takes the work when it gets to it;
+    /// holding ordinary work, the urgent work preempts that work, which
+    /// resumes after it: at once for interrupt context (the profile's
+    /// `backend_context = "softirq"`), at the guest's next scheduler tick
+    /// for kernel threads (`"thread"`), as a kernel thread woken while a
+    /// CPU-bound process runs waits for the guest's tick to preempt it.
+    fn interrupt_vcpu(&mut self, v: VcpuId) {
         let vc = &self.w.vcpus[v.idx()];
         if !vc.online {
             return;
@@ -588,20 +588,37 @@ impl Simulation {
             self.wake_vcpu(v);
             return;
         }
-        match vc.item {
-            Some(it) if it.tag & URGENT == 0 => {
-                let running = vc.running_on.is_some();
-                if running {
-                    self.w.settle_work(v);
-                }
-                let vc = &mut self.w.vcpus[v.idx()];
-                vc.stashed = vc.item.take();
-                vc.work_gen = vc.work_gen.wrapping_add(1);
-                if running {
-                    self.w.start_work(v);
-                }
+        if !matches!(vc.item, Some(it) if it.tag & URGENT == 0) {
+            return;
+        }
+        let tick = self.w.platform.io.guest_tick_ns;
+        if self.w.platform.io.backend_thread && tick > 0 {
+            if !vc.tick_armed {
+                let now = self.w.now.0;
+                let at = Time((now / tick + 1) * tick);
+                self.w.vcpus[v.idx()].tick_armed = true;
+                self.w.queue.push(at, Event::GuestTick { vcpu: v });
             }
-            _ => {}
+        } else {
+            self.preempt_for_irq(v);
+        }
+    }
+
+    /// The guest preempts `v`'s ordinary work for its urgent work.
+    fn preempt_for_irq(&mut self, v: VcpuId) {
+        let vc = &self.w.vcpus[v.idx()];
+        if vc.irq.is_empty() || !matches!(vc.item, Some(it) if it.tag & URGENT == 0) {
+            return;
+        }
+        let running = vc.running_on.is_some();
+        if running {
+            self.w.settle_work(v);
+        }
+        let vc = &mut self.w.vcpus[v.idx()];
+        vc.stashed = vc.item.take();
+        vc.work_gen = vc.work_gen.wrapping_add(1);
+        if running {
+            self.w.start_work(v);
         }
     }
 
@@ -1013,9 +1030,10 @@ impl Simulation {
             vc.woke_at = None;
             vc.work_gen = vc.work_gen.wrapping_add(1);
             let stashed = vc.stashed.take();
+            let mut urgent: Vec<WorkItem> = vc.irq.drain(..).collect();
             if let Some(item) = vc.item.take() {
                 if item.tag & URGENT != 0 {
-                    self.w.doms[dom.idx()].irq_queue.push_front(item);
+                    urgent.insert(0, item);
                 } else {
                     self.w.doms[dom.idx()].queue.push_front(item);
                 }
@@ -1024,6 +1042,16 @@ impl Simulation {
             if let Some(item) = stashed {
                 self.w.doms[dom.idx()].queue.push_front(item);
                 self.w.note_guest_work(dom);
+            }
+            // Its event channels move to the lowest VCPU staying online.
+            if !urgent.is_empty() {
+                if let Some(to) = ids
+                    .clone()
+                    .find(|&x| x - ids.start < n && self.w.vcpus[x as usize].online)
+                {
+                    self.w.vcpus[to as usize].irq.extend(urgent);
+                    self.w.note_guest_work(dom);
+                }
             }
             self.sleep_nosync(v);
         }
@@ -1036,13 +1064,13 @@ impl Simulation {
             self.w.update_state(VcpuId(vi));
             self.w.note_guest_work(dom);
         }
-        // Event channels follow to the lowest online VCPU (Linux moves the
-        // interrupts of a VCPU going down).
-        let lowest = ids
+        // Event channels are rebound over the VCPUs now online.
+        let online: Vec<u32> = ids
             .clone()
-            .find(|&vi| self.w.vcpus[vi as usize].online)
-            .map_or(0, |vi| vi - ids.start);
-        self.w.doms[dom.idx()].irq_vcpu = lowest;
+            .filter(|&vi| self.w.vcpus[vi as usize].online)
+            .map(|vi| vi - ids.start)
+            .collect();
+        self.w.doms[dom.idx()].online_vcpus = online;
         self.dispatch_guest_work();
     }
 
@@ -1109,6 +1137,10 @@ impl Simulation {
                 self.schedule_sample();
             }
             Event::Io { slot } => self.io_event(slot),
+            Event::GuestTick { vcpu } => {
+                self.w.vcpus[vcpu.idx()].tick_armed = false;
+                self.preempt_for_irq(vcpu);
+            }
             Event::WarmupEnd => self.end_warmup(),
             Event::Action { index } => self.apply_action(index as usize),
             Event::End => {

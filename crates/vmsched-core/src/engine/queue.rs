@@ -30,6 +30,9 @@ pub enum Event {
     Sample,
     /// Warm-up ends: measurement starts.
     WarmupEnd,
+    /// A guest's scheduler tick: a kernel thread with urgent work may now
+    /// preempt the ordinary work `vcpu` holds.
+    GuestTick { vcpu: VcpuId },
     /// An I/O operation completes outside any CPU (slot in the in-flight table).
     Io { slot: u32 },
     /// A timed administrative action (index into the scenario's actions).

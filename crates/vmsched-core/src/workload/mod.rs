@@ -60,7 +60,9 @@ impl GuestCtx<'_> {
             "workload tags fit TAG_MASK"
         );
         item.tag |= crate::domain::URGENT;
-        self.w.doms[self.dom.idx()].irq_queue.push_back(item);
+        let d = &self.w.doms[self.dom.idx()];
+        let v = d.first_vcpu + d.irq_vcpu(0);
+        self.w.vcpus[v as usize].irq.push_back(item);
         self.w.note_guest_work(self.dom);
     }
 
