@@ -6,7 +6,10 @@
     r.plot.cpu()     # matplotlib Figures: CPU share over time, wake-up latency (vmsched.plot)
     r.save("results/run1")
 
-`run` also takes a `Scenario` built as Python objects, or a plain dict.
+`run` also takes a `Scenario` built as Python objects, or a plain dict. With
+`out`, `trace=True` and `xentrace=True` also stream the scheduler's events
+into `out/trace.txt` (ftrace text, for the Perfetto UI) and
+`out/trace.xentrace` (Xen's binary trace records); docs/trace.md.
 """
 
 from __future__ import annotations
@@ -31,15 +34,26 @@ CHUNKS = 200
 
 ProgressFn = Callable[[float, float], None]
 
+#: The file each trace option writes into the output folder.
+TRACE_FILES = {"trace": "trace.txt", "xentrace": "trace.xentrace"}
+
 
 class Result:
     """The results of one run."""
 
-    def __init__(self, scenario: Scenario, summary: dict[str, Any], series: dict[str, Any]):
+    def __init__(
+        self,
+        scenario: Scenario,
+        summary: dict[str, Any],
+        series: dict[str, Any],
+        traces: dict[str, Path] | None = None,
+    ):
         self.scenario = scenario
         self.summary = summary
         self._series = series
         self._df = None
+        #: The trace files the run wrote, by option ("trace", "xentrace").
+        self.traces = dict(traces or {})
 
     @property
     def timeseries(self):
@@ -199,25 +213,75 @@ def _coerce(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
     return load(scenario)
 
 
+def _trace_target(option: str, value: bool | str | Path | None, out) -> Path | None:
+    """Where the trace asked for by `option` goes: `out/trace.txt` (or
+    `out/trace.xentrace`) for True, the path itself for a path, or None."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        if out is None:
+            raise ScenarioError(
+                f"True needs an output folder; expected out=DIR as well "
+                f"(the trace is written to DIR/{TRACE_FILES[option]}) or a file path",
+                path=option,
+            )
+        return Path(out) / TRACE_FILES[option]
+    if isinstance(value, str | os.PathLike):
+        return Path(value)
+    raise ScenarioError(
+        f"{value!r} is a {type(value).__name__}; expected True, False or a file path",
+        path=option,
+    )
+
+
+def _unwritable(exc: OSError) -> ScenarioError:
+    """A trace file that cannot be written is bad input, like an output folder."""
+    return ScenarioError(
+        f"cannot be written ({exc.strerror}); expected a writable place for the trace",
+        file=exc.filename,
+    )
+
+
 def run(
     scenario: str | Path | Scenario | dict[str, Any],
     *,
     out: str | Path | None = None,
     progress: bool | ProgressFn = True,
+    trace: bool | str | Path = False,
+    xentrace: bool | str | Path = False,
 ) -> Result:
     """Simulate a scenario (a TOML path, a Scenario or a dict) and return its Result.
 
     `progress=True` shows a bar on a terminal for runs longer than about two
     seconds; a callable receives (simulated seconds done, total). With `out`,
     the results are also written there.
+
+    `trace=True` streams the scheduler's events, from the start of
+    measurement, into `out/trace.txt` (ftrace text, for the Perfetto UI);
+    `xentrace=True` into `out/trace.xentrace` (Xen's binary trace records).
+    Either may be a file path instead. Each file appears whole when the run
+    ends, or not at all. docs/trace.md describes both formats.
     """
     sc = _coerce(scenario)
+    targets = {
+        option: path
+        for option, value in (("trace", trace), ("xentrace", xentrace))
+        if (path := _trace_target(option, value, out)) is not None
+    }
     if out is not None:
         prepare_out_dir(out)
     try:
         sim = _core.Sim(sc.to_json())
     except Exception as exc:  # noqa: BLE001 - translated
         raise from_core(exc, sc.source) from None
+    if targets:
+        try:
+            sim.set_trace(
+                text=targets.get("trace"),
+                xentrace=targets.get("xentrace"),
+            )
+        except OSError as exc:
+            raise _unwritable(exc) from None
     label = Path(sc.source).name if sc.source else "simulating"
     bar = _TerminalProgress(label) if progress is True else None
     report = bar if bar is not None else (progress if callable(progress) else None)
@@ -235,16 +299,25 @@ def run(
                 if not finished:
                     sim.run_until(end_ns)
                 break
-    except Exception as exc:  # noqa: BLE001 - translated
-        raise from_core(exc, sc.source) from None
+    except BaseException as exc:
+        # No partial trace file is left (nor waits for the garbage collector).
+        sim.discard_trace()
+        if isinstance(exc, Exception):
+            raise from_core(exc, sc.source) from None
+        raise
     finally:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - t0
+    if targets:
+        try:
+            sim.finish_trace()
+        except OSError as exc:
+            raise _unwritable(exc) from None
     summary = json.loads(sim.summary(wall))
     # The scenario as run (after any overrides), so a result explains itself.
     summary["scenario"] = sc.data
-    result = Result(sc, summary, sim.series())
+    result = Result(sc, summary, sim.series(), targets)
     if out is not None:
         result.save(out)
     return result

@@ -29,7 +29,7 @@ import vmsched
 from vmsched import compare as compare_cmd
 from vmsched import monitor
 from vmsched import plot as plot_cmd
-from vmsched.api import Result, prepare_out_dir, write_atomic
+from vmsched.api import TRACE_FILES, Result, prepare_out_dir, write_atomic
 from vmsched.bench import REPEATS, run_benchmarks
 from vmsched.errors import InternalError, ScenarioError, unknown_name
 from vmsched.scenario import Scenario, read
@@ -127,9 +127,18 @@ def _run_table(result: Result, verbose: bool) -> Table:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """`vmsched run`: simulate, print the table (or the summary as JSON), save."""
+    for option, wanted in (("--trace", args.trace), ("--xentrace", args.xentrace)):
+        if wanted and args.out is None:
+            name = TRACE_FILES[option.lstrip("-")]
+            raise ScenarioError(
+                f"needs an output folder; expected --out DIR as well (the trace is DIR/{name})",
+                path=option,
+            )
     sc, given = _with_overrides(args)
     try:
-        result = vmsched.run(sc, out=args.out, progress=True)
+        result = vmsched.run(
+            sc, out=args.out, progress=True, trace=args.trace, xentrace=args.xentrace
+        )
     except ScenarioError as exc:
         if exc.path in given:
             raise ScenarioError(
@@ -159,7 +168,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         out.print(f"scheduler parameters: {params}")
         out.print(f"scheduler counters: {counters}")
     if args.out is not None:
-        out.print(f"results in {args.out}/ (summary.json, timeseries.parquet)")
+        files = ["summary.json", "timeseries.parquet"]
+        files += [path.name for path in result.traces.values()]
+        out.print(f"results in {args.out}/ ({', '.join(files)})")
     return EXIT_OK
 
 
@@ -264,7 +275,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """`vmsched bench`: measure the standard cases, print them, save bench.json."""
     if args.out is not None:
         prepare_out_dir(args.out)
-    report = run_benchmarks(args.scheduler, quick=args.quick, repeats=args.repeat)
+    report = run_benchmarks(args.scheduler, quick=args.quick, repeats=args.repeat, trace=args.trace)
     table = Table(show_edge=False, header_style="bold")
     table.add_column("case", no_wrap=True)
     for col in ("events/s", "simulated s per wall s", "bytes per VCPU", "best wall s"):
@@ -283,6 +294,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for c in report["cases"]:
         out.print(f"  {c['name']}: {c['about']}, {c['simulated_s']:g} simulated s")
     out.print(table)
+    if args.trace:
+        out.print("The same, writing trace.txt and trace.xentrace (docs/trace.md):")
+        traced = Table(show_edge=False, header_style="bold")
+        traced.add_column("case", no_wrap=True)
+        for col in ("events/s", "simulated s per wall s", "trace MB", "cost vs off"):
+            traced.add_column(col, justify="right")
+        for c in report["cases"]:
+            t = c["traced"]
+            traced.add_row(
+                c["name"],
+                f"{t['events_per_s'] / 1e6:.2f} M",
+                f"{t['realtime_factor']:,.0f}",
+                f"{t['trace_bytes'] / 1e6:,.1f}",
+                f"{t['cost_pct']:+.0f} %",
+            )
+        out.print(traced)
     if args.out is not None:
         write_atomic(Path(args.out) / "bench.json", json.dumps(report, indent=2) + "\n")
         out.print(f"results in {args.out}/bench.json")
@@ -347,6 +374,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, metavar="N", help="set run.seed")
     p.add_argument("--duration-s", type=float, metavar="X", help="set run.duration_s")
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
+    p.add_argument(
+        "--trace",
+        action="store_true",
+        help="also write DIR/trace.txt: the scheduler's events as ftrace text (Perfetto UI)",
+    )
+    p.add_argument(
+        "--xentrace",
+        action="store_true",
+        help="also write DIR/trace.xentrace: the scheduler's events as Xen trace records",
+    )
 
     p = add("validate", cmd_validate, "check scenario files without simulating")
     p.add_argument("scenarios", metavar="SCENARIO", nargs="+", help="scenario TOML files")
@@ -364,6 +401,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--repeat", type=int, default=REPEATS, metavar="N", help=f"best of N (default {REPEATS})"
     )
     p.add_argument("--out", metavar="DIR", help="also write bench.json into DIR")
+    p.add_argument(
+        "--trace",
+        action="store_true",
+        help="also measure each case writing trace.txt and trace.xentrace (the cost of tracing)",
+    )
 
     p = add("top", monitor.main, monitor.HELP)
     monitor.add_arguments(p)

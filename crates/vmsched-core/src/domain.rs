@@ -125,7 +125,16 @@ impl Vcpu {
     pub fn implied_state(&self) -> RunState {
         if self.running_on.is_some() {
             RunState::Running
-        } else if self.blocked && self.online {
+        } else {
+            self.off_cpu_state()
+        }
+    }
+
+    /// The run state its flags imply once it is off its PCPU: what a
+    /// running VCPU becomes when it is descheduled now.
+    #[inline]
+    pub fn off_cpu_state(&self) -> RunState {
+        if self.blocked && self.online {
             RunState::Blocked
         } else if self.pause_count > 0 || self.domain_pause > 0 || !self.online {
             RunState::Offline

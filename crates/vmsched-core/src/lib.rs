@@ -49,6 +49,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sched;
 pub mod time;
+pub mod trace;
 pub mod workload;
 
 pub use cluster::{Cluster, ClusterScenario};

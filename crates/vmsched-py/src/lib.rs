@@ -3,10 +3,12 @@
 //! Python `vmsched.InternalError` that says it is a bug, never a crash.
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use vmsched_core::trace::{self, TraceError};
 use vmsched_core::{Scenario, SimError, Simulation, Time};
 
 create_exception!(
@@ -45,6 +47,19 @@ fn to_py(e: SimError) -> PyErr {
         SimError::Scenario(s) => ScenarioError::new_err((s.path, s.message)),
         SimError::Internal(m) => InternalError::new_err(format!("internal error: {m} ({BUG})")),
     }
+}
+
+/// A trace file that cannot be written, as Python's
+/// `OSError(errno, strerror, filename)`.
+fn trace_to_py(e: TraceError) -> PyErr {
+    let errno = e.error.raw_os_error();
+    let text = e.error.to_string();
+    // Rust adds " (os error N)" to the system's own words.
+    let strerror = match text.rfind(" (os error ") {
+        Some(i) if errno.is_some() => text[..i].to_string(),
+        _ => text,
+    };
+    PyOSError::new_err((errno, strerror, e.path.to_string_lossy().into_owned()))
 }
 
 fn parse(json: &str) -> PyResult<Scenario> {
@@ -170,6 +185,39 @@ impl Sim {
                 .map_err(|e| InternalError::new_err(format!("bad JSON: {e} ({BUG})")))?;
             let m = v.as_object().cloned().unwrap_or_default();
             self.sim.adjust_domain(domain, &m).map_err(to_py)
+        })
+    }
+
+    /// Trace the run from the start of measurement into `text` (ftrace text)
+    /// and/or `xentrace` (Xen's binary records). The files are created now
+    /// under temporary names (an unwritable place raises OSError) and appear
+    /// at `finish_trace`.
+    #[pyo3(signature = (text=None, xentrace=None))]
+    fn set_trace(&mut self, text: Option<PathBuf>, xentrace: Option<PathBuf>) -> PyResult<()> {
+        guarded(|| {
+            if let Some(sink) =
+                trace::to_files(text.as_deref(), xentrace.as_deref()).map_err(trace_to_py)?
+            {
+                self.sim.set_trace(sink);
+            }
+            Ok(())
+        })
+    }
+
+    /// Finish the trace: its files appear whole (OSError if one cannot be
+    /// written; then none of the failed file remains).
+    fn finish_trace(&mut self, py: Python<'_>) -> PyResult<()> {
+        guarded(|| {
+            let sim = &mut self.sim;
+            py.detach(|| sim.finish_trace()).map_err(trace_to_py)
+        })
+    }
+
+    /// Drop the trace unfinished: its temporary files are removed.
+    fn discard_trace(&mut self) -> PyResult<()> {
+        guarded(|| {
+            self.sim.discard_trace();
+            Ok(())
         })
     }
 

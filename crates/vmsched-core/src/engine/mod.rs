@@ -9,6 +9,7 @@
 mod io;
 mod queue;
 mod summary;
+mod tracing;
 
 pub use queue::{Event, EventQueue};
 
@@ -24,6 +25,7 @@ use crate::rng::{stream_key, Rng};
 use crate::scenario::{Action, ActionWhat, DomainAdmin, DomainOps, Scenario};
 use crate::sched::{self, Deferred, SchedCtx, Scheduler};
 use crate::time::Time;
+use crate::trace::{RunstateEvent, SchedEvent, TraceSink};
 use crate::workload::{self, GuestCtx, Workload};
 
 /// One physical CPU.
@@ -70,6 +72,8 @@ pub struct World {
     pub(crate) io: IoState,
     /// Every host's and domain's name (this host alone, outside a cluster).
     pub(crate) directory: std::sync::Arc<crate::io::Directory>,
+    /// Where scheduling events go while a trace is taken (`trace/`).
+    pub(crate) trace: Option<Box<dyn TraceSink>>,
 }
 
 impl World {
@@ -152,9 +156,19 @@ impl World {
         let vc = &mut self.vcpus[v.idx()];
         let new = vc.implied_state();
         if new != vc.state {
+            let old = vc.state;
             vc.state_ns[vc.state as usize] += now.since(vc.state_since);
             vc.state = new;
             vc.state_since = now;
+            if let Some(t) = self.trace.as_deref_mut() {
+                t.runstate(&RunstateEvent {
+                    now,
+                    cpu: self.local,
+                    vcpu: v,
+                    old,
+                    v: &self.vcpus[v.idx()],
+                });
+            }
         }
     }
 
@@ -258,6 +272,8 @@ pub struct Simulation {
     end: Time,
     events: u64,
     finished: bool,
+    /// A trace sink set before the warm-up's end, installed at its end.
+    trace_pending: Option<Box<dyn TraceSink>>,
 }
 
 impl Simulation {
@@ -394,6 +410,7 @@ impl Simulation {
                     scenario.domains.iter().map(|d| d.name.clone()).collect(),
                 )],
             }),
+            trace: None,
         };
         let sched = sched.unwrap_or_else(|| (info.make)(&scenario.scheduler.params));
         let workloads = scenario
@@ -439,6 +456,7 @@ impl Simulation {
             end,
             events: 0,
             finished: false,
+            trace_pending: None,
         };
         if let Some((host, dir)) = cluster {
             sim.join_cluster(host, dir);
@@ -728,6 +746,16 @@ impl Simulation {
         if self.w.fatal.is_some() {
             return;
         }
+        if let Some(t) = self.w.trace.as_deref_mut() {
+            t.schedule(&SchedEvent {
+                now,
+                pcpu: p,
+                prev,
+                next: d.next,
+                slice_ns: d.slice_ns,
+                vcpus: &self.w.vcpus,
+            });
+        }
         if d.next != prev {
             if let Some(v) = prev {
                 let vc = &mut self.w.vcpus[v.idx()];
@@ -916,6 +944,7 @@ impl Simulation {
         self.last_sample = now;
         self.events = 0;
         self.schedule_sample();
+        self.start_pending_trace();
     }
 
     fn apply_action(&mut self, index: usize) {
