@@ -38,6 +38,12 @@ def drive(app: TopApp, script, size=(120, 40)) -> None:
 
     async def main() -> None:
         async with app.run_test(size=size) as pilot:
+            # On a loaded machine the first frame may not be composed yet
+            # when the pilot is handed over: wait for it (at most 20 s).
+            for _ in range(400):
+                if app.query("#header"):
+                    break
+                await pilot.pause(0.05)
             await script(pilot)
             assert app.is_running, "the app is still up after the script"
 
