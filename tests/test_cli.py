@@ -38,6 +38,23 @@ def test_run_prints_the_table_and_writes_whole_results(tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(out / "timeseries.parquet"), direct.timeseries)
 
 
+def test_run_shows_the_io_view_when_there_is_io():
+    proc = vmsched_cmd("run", str(SCENARIOS / "web-through-dom0.toml"), "--duration-s", "4")
+    assert proc.returncode == 0, proc.stderr
+    assert "I/O (XenMon, xentop)" in proc.stdout
+    sc = vmsched.load(SCENARIOS / "web-through-dom0.toml")
+    sc.data["run"]["duration_s"] = 4
+    direct = vmsched.run(sc)
+    dom0 = direct.summary["domains"][0]["xenmon"]
+    io_part = proc.stdout.split("I/O (XenMon, xentop)", 1)[1]
+    row = next(line for line in io_part.splitlines() if line.startswith(" dom0"))
+    cells = [c.strip() for c in row.split("│")]
+    assert cells[1] == f"{dom0['exec_per_s']:,.0f}" and cells[2] == f"{dom0['io_per_exec']:.1f}"
+    # A CPU-only run has no such table.
+    proc = vmsched_cmd("run", str(SCENARIOS / "credit-three-vms.toml"), "--duration-s", "2")
+    assert "I/O (XenMon" not in proc.stdout
+
+
 def test_run_json_and_overrides(scenario_file):
     proc = vmsched_cmd("run", str(scenario_file()), "--json", "--seed", "7", "--duration-s", "3")
     assert proc.returncode == 0, proc.stderr

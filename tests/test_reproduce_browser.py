@@ -10,14 +10,15 @@ import matplotlib.image
 import numpy as np
 import pytest
 from test_compare import _browser, _console_problems, _rendered
-
 from vmsched import cli
 
 
 @pytest.fixture(scope="module")
 def repro_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("repro") / "thesis2015-net"
-    assert cli.main(["reproduce", "thesis2015-net", "--quick", "--jobs", "2", "--out", str(out)]) == 0
+    assert (
+        cli.main(["reproduce", "thesis2015-net", "--quick", "--jobs", "2", "--out", str(out)]) == 0
+    )
     return out
 
 

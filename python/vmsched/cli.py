@@ -125,6 +125,29 @@ def _run_table(result: Result, verbose: bool) -> Table:
     return table
 
 
+def _io_table(result: Result) -> Table | None:
+    """XenMon's and xentop's I/O view of each domain, if the run did any I/O."""
+    doms = result.summary["domains"]
+    if not any(d.get("xenmon", {}).get("io_count") for d in doms):
+        return None
+    table = Table(show_edge=False, header_style="bold", title="I/O (XenMon, xentop)")
+    table.add_column("domain", no_wrap=True)
+    for col in ("exec/s", "I/O per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
+        table.add_column(col, justify="right")
+    for d in doms:
+        xm, xt = d["xenmon"], d["xentop"]
+        table.add_row(
+            d["name"] + (" (driver)" if d["driver"] else ""),
+            f"{xm['exec_per_s']:,.0f}",
+            f"{xm['io_per_exec']:.1f}",
+            f"{xt['nettx_kb']:,}",
+            f"{xt['netrx_kb']:,}",
+            f"{xt['vbd_rd']:,}",
+            f"{xt['vbd_wr']:,}",
+        )
+    return table
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """`vmsched run`: simulate, print the table (or the summary as JSON), save."""
     for option, wanted in (("--trace", args.trace), ("--xentrace", args.xentrace)):
@@ -160,6 +183,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     out.print(f"{s['events']:,} events simulated in {s['wall_s']:.3f} s")
     out.print(_run_table(result, args.verbose))
+    io = _io_table(result)
+    if io is not None:
+        out.print(io)
     for d in s["domains"]:
         out.print(f"{d['name']}: {_workload_text(d['workload'])}")
     if args.verbose:
