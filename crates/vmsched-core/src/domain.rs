@@ -86,6 +86,10 @@ pub struct Vcpu {
     pub irq: VecDeque<WorkItem>,
     /// A guest scheduler tick is armed to let that urgent work preempt.
     pub tick_armed: bool,
+    /// CPU time it spent on urgent and on ordinary work (the guest
+    /// scheduler's view of its kernel threads against its processes).
+    pub urgent_ran_ns: u64,
+    pub ordinary_ran_ns: u64,
     /// Work progresses from this instant (switch-in time plus switch cost).
     pub progress_from: Time,
     /// Generation of its pending work-completion event.

@@ -148,8 +148,10 @@ class Claim:
     source: str
     #: Decides the claim on the results; may raise MissingResult.
     check: Callable[[Table], Verdict] = field(compare=False)
-    #: Why the claim is not reproduced (or a caveat), written by a person who has looked
-    #: at the results. Empty until then; the report then shows a marked placeholder.
+    #: Why the claim is reproduced or not (which mechanism, or what the model, the
+    #: calibration, the paper or Xen's code leaves out), with measured numbers, written by a
+    #: person who has looked at the results. Empty until then; the report then shows a marked
+    #: placeholder for a claim that is not reproduced.
     explanation: str = ""
 
 
@@ -223,6 +225,10 @@ class Experiment:
     label: Callable[[str, Params], str] = field(default=default_label, compare=False)
     #: Said in the report where the paper's results are held back or otherwise absent.
     note: str = ""
+    #: Which runs the claims' explanations were written from ("the full-length runs of the
+    #: model at commit ..."): the report says so above the claims, since the numbers an
+    #: explanation quotes are that run's, not necessarily the current one's.
+    explained_from: str = ""
 
     def runs(self, quick: bool) -> list[Run]:
         return self.grid(self.quick if quick else self.full)

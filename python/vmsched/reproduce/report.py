@@ -177,6 +177,21 @@ def _published_tables(rep: Reproduction) -> list[Block]:
     return blocks
 
 
+def _explanation_note(rep: Reproduction) -> list[Block]:
+    """Where the explanations' numbers come from, when any claim has one."""
+    if not any(v.claim.explanation for v in rep.verdicts):
+        return []
+    source = rep.experiment.explained_from or "an earlier run"
+    quick = " This is a `--quick` run, so its numbers differ from theirs." if rep.quick else ""
+    return [
+        Text(
+            "Each verdict and its measured evidence are this run's. The explanations under them "
+            f"were written by a person from {source}; the numbers they quote come from there, "
+            f"and a later model may change them.{quick}"
+        )
+    ]
+
+
 def _claims(rep: Reproduction) -> list[Block]:
     exp = rep.experiment
     if not rep.verdicts:
@@ -281,6 +296,7 @@ def blocks(rep: Reproduction, pngs: Mapping[str, bytes]) -> list[Block]:
             "ratio must lie between r^(1/2) and r^2 (its logarithm within a factor of two of "
             "the paper's). The rules are in `vmsched.reproduce.checks`."
         ),
+        *_explanation_note(rep),
         *_claims(rep),
     ]
     if exp.figures:

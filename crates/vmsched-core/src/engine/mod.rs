@@ -183,6 +183,11 @@ impl World {
                 if it.remaining_ns != FOREVER {
                     it.remaining_ns = it.remaining_ns.saturating_sub(ran);
                 }
+                if it.tag & URGENT != 0 {
+                    vc.urgent_ran_ns += ran;
+                } else {
+                    vc.ordinary_ran_ns += ran;
+                }
             }
             vc.progress_from = now;
         }
@@ -360,6 +365,8 @@ impl Simulation {
                     stashed: None,
                     irq: Default::default(),
                     tick_armed: false,
+                    urgent_ran_ns: 0,
+                    ordinary_ran_ns: 0,
                     progress_from: Time::ZERO,
                     work_gen: 0,
                     state: RunState::Blocked,
@@ -610,7 +617,8 @@ impl Simulation {
             return;
         }
         let tick = self.w.platform.io.guest_tick_ns;
-        if self.w.platform.io.backend_thread && tick > 0 {
+        if self.w.platform.io.backend_thread && tick > 0 && !self.cfs_wakeup_preempts(v) {
+            let vc = &self.w.vcpus[v.idx()];
             if !vc.tick_armed {
                 let now = self.w.now.0;
                 let at = Time((now / tick + 1) * tick);
@@ -620,6 +628,28 @@ impl Simulation {
         } else {
             self.preempt_for_irq(v);
         }
+    }
+
+    /// Does the guest's scheduler (Linux CFS) let a kernel thread woken on
+    /// `v` preempt the process running there at once? CFS places a woken
+    /// sleeper at most half its latency target (3 ms) behind the running
+    /// process's virtual runtime and preempts when the sleeper is more than
+    /// the wake-up granularity (1 ms × (1 + log2 of the CPUs, at most 8))
+    /// behind. A backend that uses little CPU is always that far behind and
+    /// preempts at once; one that has used as much CPU as the process waits
+    /// for the tick. vmsched compares the CPU time `v` gave to urgent and to
+    /// ordinary work.
+    fn cfs_wakeup_preempts(&mut self, v: VcpuId) -> bool {
+        if self.w.vcpus[v.idx()].running_on.is_some() {
+            self.w.settle_work(v);
+        }
+        let vc = &self.w.vcpus[v.idx()];
+        let ncpus = self.w.doms[vc.dom.idx()].online_vcpus.len().clamp(1, 8) as u64;
+        let gran = 1_000_000 * (1 + ncpus.ilog2() as u64);
+        let sleeper = vc
+            .urgent_ran_ns
+            .max(vc.ordinary_ran_ns.saturating_sub(3_000_000));
+        vc.ordinary_ran_ns.saturating_sub(sleeper) > gran
     }
 
     /// The guest preempts `v`'s ordinary work for its urgent work.

@@ -1,7 +1,9 @@
 //! `tcp-stream`: a bulk TCP transfer (iperf, netperf TCP_STREAM) between
 //! the guest and a remote host, window-limited and acknowledgement-clocked.
 //!
-//! Data moves in messages of `message_bytes` (netperf's send size). At most
+//! Data moves in messages of `message_bytes` (netperf's send size), each
+//! sent in units of at most half the window (TCP segments a large send call
+//! under the window; the unit is the message when it fits). At most
 //! a window of bytes is unacknowledged: the receiver's socket buffer
 //! (`recv_socket_bytes`, the advertised window), and when the guest sends,
 //! also twice its send socket buffer (Linux doubles `SO_SNDBUF`). The
@@ -76,11 +78,16 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         } else {
             recv_buf
         };
+        // TCP moves a send call's data in segments under the window, not
+        // whole: the unit tracked here is the message or, for messages larger
+        // than half the window, half the window (so that acknowledgements of
+        // one unit arrive while the next is in flight, as with TCP's ACK
+        // clocking), and never less than one full packet.
+        let unit = msg.min(window / 2).max(1460);
         Box::new(TcpStream {
             send,
-            msg,
-            // At least one message may always be in flight.
-            window: window.max(msg),
+            msg: unit,
+            window: window.max(unit),
             inflight: 0,
             sending: false,
             bytes: 0,
