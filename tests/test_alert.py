@@ -328,16 +328,21 @@ def test_mapping_refuses_a_value_the_parameter_cannot_hold():
     assert alert._express(info, 10, "3.0")["slice"] == 1
 
 
+#: Schedulers that enforce caps with Credit's (Credit2's) mechanism, unchanged: the same bound.
+CREDIT_CAPS = ("credit", "credit-enhanced", "credit-dynweight")
+CREDIT2_CAPS = ("credit2", "mcredit2")
+
+
 #: How far each scheduler may be from an allocation over a window of W s on an otherwise
 #: idle host (in ms of CPU; divided by W below), from its enforcement mechanism.
 def window_tolerance_ms(scheduler: str, target: float, window_s: float, r) -> float:
-    if scheduler == "credit":
+    if scheduler in CREDIT_CAPS:
         return credit_window_tolerance_pct(target, window_s, dispatch_ns(r)) * window_s * 10
     if scheduler in ("sedf", "rtds"):
         # Exactly slice (budget) per 10 ms period, never more: a window cuts at most one
         # period's allocation at each end.
         return 2 * target / 100 * alert.RESERVATION_PERIOD_MS + 0.01 * window_s
-    if scheduler == "credit2":
+    if scheduler in CREDIT2_CAPS:
         # Budget A % x 10 ms refilled every 10 ms; a unit may hold at most one period's
         # budget and owe at most one quota (>= 500 us) at either end of a window.
         return 2 * (10.0 + 0.5)
@@ -352,7 +357,7 @@ def test_each_mapping_holds_the_allocation(scheduler):
             f"{', '.join(sorted(REGISTERED))})"
         )
     version = alert.resolve_version(scheduler, None)
-    if scheduler == "credit":
+    if scheduler in CREDIT_CAPS:
         version = "4.22"  # precise debiting; the tick-sampled 3.0 mode is reported, not bounded
     duration = 10
     r = run_alert(

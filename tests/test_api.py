@@ -243,6 +243,9 @@ def test_catalogue_lists_every_scheduler_and_workload():
         "bvt",
         "atropos",
         "rrobin",
+        "credit-enhanced",
+        "credit-dynweight",
+        "mcredit2",
     ]
     kinds = {w["kind"] for w in cat["workloads"]}
     assert {"idle", "cpu-hog", "duty-cycle", "sysbench-cpu", "transient"} <= kinds

@@ -130,6 +130,22 @@ ALLOCATIONS: dict[str, Allocation] = {
         since="4.10",
         params=lambda a, v: {"cap": (a, "%")},
     ),
+    # The proposals built on Credit and Credit2 keep their caps unchanged.
+    "credit-enhanced": Allocation(
+        rule="cap = A (as Credit: Enhanced credit keeps Credit's caps)",
+        since="3.0",
+        params=lambda a, v: {"cap": (a, "%")},
+    ),
+    "credit-dynweight": Allocation(
+        rule="cap = A (as Credit: dynamic weights leave Credit's caps as they are)",
+        since="3.0",
+        params=lambda a, v: {"cap": (a, "%")},
+    ),
+    "mcredit2": Allocation(
+        rule="cap = A (as Credit2: the weight boost leaves Credit2's budgets as they are)",
+        since="4.10",
+        params=lambda a, v: {"cap": (a, "%")},
+    ),
     "sedf": Allocation(
         rule="period 10 ms, slice A % x 10 ms, extratime 0 (xm sched-sedf -p 10 -s A/10 -e 0)",
         since="3.0",

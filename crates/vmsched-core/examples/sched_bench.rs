@@ -19,7 +19,7 @@ fn main() {
     }
     let mut credit_ns = Vec::new();
     println!(
-        "{:<10} {:<22} {:>12} {:>9} {:>10} {:>9}",
+        "{:<16} {:<22} {:>12} {:>9} {:>10} {:>9}",
         "scheduler", "case", "events", "wall_s", "ns/event", "x credit"
     );
     for name in std::iter::once("credit").chain(names.into_iter().filter(|&n| n != "credit")) {
@@ -33,7 +33,7 @@ fn main() {
                 credit_ns.push(per);
             }
             println!(
-                "{:<10} {:<22} {:>12} {:>9.3} {:>10.1} {:>9.2}",
+                "{:<16} {:<22} {:>12} {:>9.3} {:>10.1} {:>9.2}",
                 name,
                 case.name,
                 sim.events(),

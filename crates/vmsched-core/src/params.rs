@@ -8,7 +8,7 @@ use crate::error::{suggestion, ScenarioError};
 use serde_json::Value as Json;
 
 /// The type and allowed values of a parameter.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum ParamKind {
     /// An integer in `min..=max`.
     Int { min: i64, max: i64 },
@@ -42,7 +42,7 @@ pub enum ParamScope {
 }
 
 /// A default value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Default {
     Int(i64),
     Float(f64),
@@ -56,7 +56,7 @@ pub enum Default {
 }
 
 /// One declared parameter.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ParamSpec {
     /// Name as in Xen's tools (`weight`, `tslice_ms`, `ratelimit_us`, ...).
     pub name: &'static str,
@@ -67,6 +67,25 @@ pub struct ParamSpec {
     pub scope: ParamScope,
     /// One line saying what it does.
     pub doc: &'static str,
+}
+
+/// The declarations `a` followed by `b`, as one array: a scheduler built on
+/// another declares the other's parameters and its own, each written once
+/// (`N` must be `a.len() + b.len()`; checked at compile time when used in a
+/// `const`).
+pub const fn concat<const N: usize>(a: &[ParamSpec], b: &[ParamSpec]) -> [ParamSpec; N] {
+    assert!(
+        a.len() + b.len() == N,
+        "concat: N must be a.len() + b.len()"
+    );
+    assert!(N > 0, "concat: nothing to concatenate");
+    let mut out = [if a.is_empty() { b[0] } else { a[0] }; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
 }
 
 /// A Xen release number such as "4.22" or "3.0.3", compared numerically

@@ -451,11 +451,15 @@ fn arinc_table(doms: &[RawDom]) -> BoxedStrategy<Option<(Vec<(usize, u32, f64)>,
     .boxed()
 }
 
+/// Credit and the proposals built on it: Credit's parameters, accounting,
+/// caps and their checks.
+const CREDIT_FAMILY: &[&str] = &["credit", "credit-enhanced", "credit-dynweight"];
+
 /// Per-scheduler knowledge the declarations cannot carry, for the global
 /// parameters: cross-parameter constraints worth keeping rather than
 /// repairing away. `r` is randomness for the hook's choices.
 fn fix_globals(sched: &str, g: &mut Map<String, Json>, r: u64) {
-    if sched == "credit" {
+    if CREDIT_FAMILY.contains(&sched) {
         // The cap property is checked where ticks fall on accounting
         // instants (slice a multiple of 3 ms or under 3 ms): make that common.
         if let Some(t) = g.get("tslice_ms").and_then(Json::as_i64) {
@@ -854,8 +858,11 @@ fn ms_ns(ms: f64) -> u64 {
 
 /// The guarantees a scheduler documents, checked on one case.
 ///
-/// * **credit** — caps hold within the bound derived at [`credit_cap_bound`].
-/// * **credit2** — caps hold within the bound derived at [`credit2_cap_bound`].
+/// * **credit, credit-enhanced, credit-dynweight** — caps hold within the
+///   bound derived at `credit_caps` (the proposals change the choice or the
+///   weights, not how a capped domain earns, is charged or is parked).
+/// * **credit2, mcredit2** — caps hold within the bound derived at
+///   [`credit2_cap_bound`] (budgets do not depend on weights).
 /// * **rtds** — a VCPU without extratime (every VCPU before 4.10) runs at
 ///   most `budget` in every period of its `k × period` grid
 ///   (docs/schedulers/rtds.md; reference §5.3, §5.6) — one budget more per
@@ -1231,8 +1238,12 @@ impl<'a> Guarantees<'a> {
             }
         }
         match c.sched() {
-            "credit" => self.credit_caps(summary)?,
-            "credit2" => {
+            // The proposals change which VCPU runs (Enhanced) or the weights
+            // (dynamic weights), never how credit is earned against a cap,
+            // charged, or parked: the bound's derivation holds unchanged.
+            "credit" | "credit-enhanced" | "credit-dynweight" => self.credit_caps(summary)?,
+            // Mcredit2 changes weights only; budgets are weight-independent.
+            "credit2" | "mcredit2" => {
                 for d in 0..c.sc.domains.len() {
                     if let Some(bound) = credit2_cap_bound(c, d) {
                         self.check_domain_windows(d, "credit2 cap", &bound)?;
@@ -1648,6 +1659,9 @@ every_scheduler! {
     invariants_bvt => "bvt",
     invariants_atropos => "atropos",
     invariants_rrobin => "rrobin",
+    invariants_credit_enhanced => "credit-enhanced",
+    invariants_credit_dynweight => "credit-dynweight",
+    invariants_mcredit2 => "mcredit2",
 }
 
 /// A scheduler added to the registry gets the generic properties as soon as

@@ -47,6 +47,12 @@
 //! (inactive VCPUs keep their priority) and Q5 (lazy run-queue sort) are
 //! reproduced.
 //!
+//! Variants built on this code (child modules, so they reuse it rather than
+//! copy it): [`enhanced`] (`credit-enhanced`, which replaces the middle phase
+//! of the decision, [`Credit::pick_next`]) and [`dynweight`]
+//! (`credit-dynweight`, which re-derives weights through
+//! [`Credit::set_weight`]).
+//!
 //! Hooks: `init` (timers), `init_domain`, `insert_vcpu` (res_pick),
 //! `wake` (boost + tickle), `sleep`, `yield_`, `do_schedule`
 //! (csched_schedule with ratelimit and load balancing), `pick_cpu`
@@ -61,6 +67,9 @@ use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params, Version};
 use crate::time::{Time, NS_PER_MS, NS_PER_US};
 use std::collections::VecDeque;
+
+pub mod dynweight;
+pub mod enhanced;
 
 /// Priority of a VCPU that woke with credit left (most urgent).
 const PRI_BOOST: i8 = 0;
@@ -689,6 +698,22 @@ impl Credit {
         self.pcpus.len() as u32
     }
 
+    /// Change a domain's weight (what `xl sched-credit -w` does): the total
+    /// of active weight follows at once, credit at the next accounting.
+    fn set_weight(&mut self, dom: DomId, new_weight: u32) {
+        let d = &mut self.doms[dom.idx()];
+        if d.in_active_list {
+            let n = if self.b.per_domain_weight {
+                1
+            } else {
+                d.active_units.len() as u64
+            };
+            self.weight -= u64::from(d.weight) * n;
+            self.weight += u64::from(new_weight) * n;
+        }
+        d.weight = new_weight;
+    }
+
     // ----- placement ---------------------------------------------------------------
 
     /// `_csched_cpu_pick`: stay if the current PCPU is (or would be) idle,
@@ -995,6 +1020,119 @@ impl Credit {
         None
     }
 
+    // ----- the decision (csched_schedule, in three phases) ---------------------------
+
+    /// First phase of `csched_schedule`: charge the previous VCPU and, if the
+    /// rate limit keeps it running, return that decision; otherwise put it
+    /// back in the run queue (or drop it from `nr_runnable` if it blocked).
+    /// Variants of Credit (`credit-enhanced`) run this phase as it is.
+    fn schedule_prev(&mut self, ctx: &mut SchedCtx, cpu: PcpuId) -> Option<Decision> {
+        let now = ctx.now();
+        let c = ctx.current(cpu)?;
+        let runtime = now.since(self.u(c).state_entry_time);
+        self.burn_credits(c, now);
+        self.um(c).start_time -= now.0 as i64;
+        self.um(c).last_sched_time = now;
+        // Rate limit: let a VCPU that has just started keep running.
+        let yielded = self.u(c).yield_ && self.b.yield_bypasses_ratelimit;
+        if !yielded && self.ratelimit_ns > 0 && ctx.is_runnable(c) && runtime < self.ratelimit_ns {
+            self.um(c).start_time += now.0 as i64;
+            self.stat_ratelimited += 1;
+            let slice = if !self.b.ratelimit_remaining {
+                self.ratelimit_ns
+            } else if runtime < MIN_TIMER_NS {
+                MIN_TIMER_NS
+            } else {
+                self.ratelimit_ns - runtime
+            };
+            return Some(Decision {
+                next: Some(c),
+                slice_ns: Some(slice),
+                migrated: false,
+            });
+        }
+        if ctx.is_runnable(c) {
+            self.runq_insert(cpu, c);
+        } else {
+            self.sub_runnable(cpu);
+        }
+        // Before 4.18 YIELD is cleared as the VCPU is scheduled out;
+        // from 4.18 it stays set while the VCPU is queued.
+        if !self.b.yield_bypasses_ratelimit {
+            self.um(c).yield_ = false;
+        }
+        None
+    }
+
+    /// Second phase: Credit's choice. The head of the local run queue, or,
+    /// when that is OVER or idle, a strictly higher-priority VCPU stolen from
+    /// a busy peer. Returns the choice (taken off its queue) and whether it
+    /// was stolen.
+    fn pick_next(&mut self, ctx: &mut SchedCtx, cpu: PcpuId) -> (Option<VcpuId>, bool) {
+        let now = ctx.now();
+        let head = self.pcpus[cpu.idx()].runq.front().copied();
+        let head_pri = head.map_or(PRI_IDLE, |v| self.u(v).pri);
+        let lb_ok = match self.pcpus[cpu.idx()].last_load_balance {
+            None => true,
+            Some(t) => self.lb_ratelimit_ns == 0 || now.since(t) > self.lb_ratelimit_ns,
+        };
+        if head_pri <= PRI_OVER && lb_ok {
+            self.pcpus[cpu.idx()].last_load_balance = Some(now);
+            if let Some(sv) = self.load_balance(ctx, cpu, head_pri) {
+                ctx.set_processor(sv, cpu);
+                return (Some(sv), true);
+            }
+        }
+        if let Some(v) = head {
+            self.runq_remove(cpu, v);
+        }
+        (head, false)
+    }
+
+    /// Last phase: `snext` (already off every run queue) runs on `cpu` for a
+    /// full slice, or the PCPU goes idle; idlers mask, start time and ticker
+    /// follow.
+    fn switch_to(
+        &mut self,
+        ctx: &mut SchedCtx,
+        cpu: PcpuId,
+        snext: Option<VcpuId>,
+        migrated: bool,
+    ) -> Decision {
+        let now = ctx.now();
+        match snext {
+            None => self.idlers.set(cpu),
+            Some(_) => self.idlers.clear(cpu),
+        }
+        if let Some(n) = snext {
+            let switched = Some(n) != ctx.current(cpu);
+            let u = self.um(n);
+            u.start_time += now.0 as i64;
+            u.yield_ = false;
+            if switched {
+                u.state_entry_time = now;
+            }
+        }
+        if !self.b.tick_driven_accounting {
+            let ticking = self.pcpus[cpu.idx()].ticker_active;
+            match (snext.is_some(), ticking) {
+                (false, true) => self.stop_ticker(ctx, cpu),
+                (true, false) => self.start_ticker(ctx, cpu),
+                _ => {}
+            }
+        }
+        let slice_ns = if snext.is_some() || self.b.idle_polls {
+            Some(self.tslice_ns)
+        } else {
+            None
+        };
+        Decision {
+            next: snext,
+            slice_ns,
+            migrated,
+        }
+    }
+
     // ----- periodic work -------------------------------------------------------------
 
     /// The 10 ms tick of a PCPU (of a non-idle one from 3.3 on).
@@ -1288,97 +1426,11 @@ impl Scheduler for Credit {
     }
 
     fn do_schedule(&mut self, ctx: &mut SchedCtx, cpu: PcpuId) -> Decision {
-        let now = ctx.now();
-        let scurr = ctx.current(cpu);
-        if let Some(c) = scurr {
-            let runtime = now.since(self.u(c).state_entry_time);
-            self.burn_credits(c, now);
-            self.um(c).start_time -= now.0 as i64;
-            self.um(c).last_sched_time = now;
-            // Rate limit: let a VCPU that has just started keep running.
-            let yielded = self.u(c).yield_ && self.b.yield_bypasses_ratelimit;
-            if !yielded
-                && self.ratelimit_ns > 0
-                && ctx.is_runnable(c)
-                && runtime < self.ratelimit_ns
-            {
-                self.um(c).start_time += now.0 as i64;
-                self.stat_ratelimited += 1;
-                let slice = if !self.b.ratelimit_remaining {
-                    self.ratelimit_ns
-                } else if runtime < MIN_TIMER_NS {
-                    MIN_TIMER_NS
-                } else {
-                    self.ratelimit_ns - runtime
-                };
-                return Decision {
-                    next: Some(c),
-                    slice_ns: Some(slice),
-                    migrated: false,
-                };
-            }
-            if ctx.is_runnable(c) {
-                self.runq_insert(cpu, c);
-            } else {
-                self.sub_runnable(cpu);
-            }
-            // Before 4.18 YIELD is cleared as the VCPU is scheduled out;
-            // from 4.18 it stays set while the VCPU is queued.
-            if !self.b.yield_bypasses_ratelimit {
-                self.um(c).yield_ = false;
-            }
+        if let Some(keep) = self.schedule_prev(ctx, cpu) {
+            return keep;
         }
-        let head = self.pcpus[cpu.idx()].runq.front().copied();
-        let head_pri = head.map_or(PRI_IDLE, |v| self.u(v).pri);
-        let lb_ok = match self.pcpus[cpu.idx()].last_load_balance {
-            None => true,
-            Some(t) => self.lb_ratelimit_ns == 0 || now.since(t) > self.lb_ratelimit_ns,
-        };
-        let mut migrated = false;
-        let mut snext = head;
-        if head_pri <= PRI_OVER && lb_ok {
-            self.pcpus[cpu.idx()].last_load_balance = Some(now);
-            if let Some(sv) = self.load_balance(ctx, cpu, head_pri) {
-                ctx.set_processor(sv, cpu);
-                snext = Some(sv);
-                migrated = true;
-            }
-        }
-        if !migrated {
-            if let Some(v) = head {
-                self.runq_remove(cpu, v);
-            }
-        }
-        match snext {
-            None => self.idlers.set(cpu),
-            Some(_) => self.idlers.clear(cpu),
-        }
-        if let Some(n) = snext {
-            let u = self.um(n);
-            u.start_time += now.0 as i64;
-            u.yield_ = false;
-            if Some(n) != scurr {
-                u.state_entry_time = now;
-            }
-        }
-        if !self.b.tick_driven_accounting {
-            let ticking = self.pcpus[cpu.idx()].ticker_active;
-            match (snext.is_some(), ticking) {
-                (false, true) => self.stop_ticker(ctx, cpu),
-                (true, false) => self.start_ticker(ctx, cpu),
-                _ => {}
-            }
-        }
-        let slice_ns = if snext.is_some() || self.b.idle_polls {
-            Some(self.tslice_ns)
-        } else {
-            None
-        };
-        Decision {
-            next: snext,
-            slice_ns,
-            migrated,
-        }
+        let (snext, migrated) = self.pick_next(ctx, cpu);
+        self.switch_to(ctx, cpu, snext, migrated)
     }
 
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
@@ -1398,19 +1450,8 @@ impl Scheduler for Credit {
     }
 
     fn adjust(&mut self, _ctx: &mut SchedCtx, dom: DomId, params: &Params) {
-        let new_weight = params.int("weight") as u32;
-        let d = &mut self.doms[dom.idx()];
-        if d.in_active_list {
-            let n = if self.b.per_domain_weight {
-                1
-            } else {
-                d.active_units.len() as u64
-            };
-            self.weight -= u64::from(d.weight) * n;
-            self.weight += u64::from(new_weight) * n;
-        }
-        d.weight = new_weight;
-        d.cap = params.int("cap") as u32;
+        self.set_weight(dom, params.int("weight") as u32);
+        self.doms[dom.idx()].cap = params.int("cap") as u32;
     }
 
     fn adjust_global(&mut self, _ctx: &mut SchedCtx, params: &Params) {

@@ -50,6 +50,10 @@
 //! the last run queue iterated) and Q6 (per-run-queue epochs) are reproduced.
 //! See `docs/schedulers/credit2.md`.
 //!
+//! Variant built on this code (a child module, so it reuses it rather than
+//! copy it): [`mcredit2`] (Kang & Lee 2018), which watches the credit resets
+//! ([`Credit2::resets`]) and boosts weights through [`Credit2::set_weight`].
+//!
 //! Hooks: `init` (run-queue layout), `init_domain`, `insert_vcpu`
 //! (res_pick + runq_assign), `remove_vcpu`, `wake`, `sleep`, `yield_`,
 //! `do_schedule` (csched2_schedule with reset and balance_load),
@@ -63,6 +67,8 @@ use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params, Version};
 use crate::time::{Time, NS_PER_MS, NS_PER_US};
+
+pub mod mcredit2;
 
 /// Default weight of a domain.
 const DEFAULT_WEIGHT: i64 = 256;
@@ -751,6 +757,28 @@ impl Credit2 {
             let u = self.um(v);
             u.credit = (i64::from(u.credit) + add).min(top) as i32;
             u.start_time = now;
+        }
+    }
+
+    /// Credit resets (epochs ended) so far, on every run queue.
+    fn resets(&self) -> u64 {
+        self.stat_resets
+    }
+
+    /// Change a domain's weight as `csched2_dom_cntl` does: every VCPU takes
+    /// the new weight and its run queue's `max_weight` follows.
+    fn set_weight(&mut self, ctx: &SchedCtx, dom: DomId, new_weight: u32) {
+        let d = dom.idx();
+        let old_weight = self.doms[d].weight;
+        if new_weight == old_weight {
+            return;
+        }
+        self.doms[d].weight = new_weight;
+        for v in ctx.vcpus_of(dom) {
+            self.um(v).weight = new_weight;
+            if let Some(r) = self.u(v).rqd {
+                self.update_max_weight(r, new_weight, old_weight);
+            }
         }
     }
 
@@ -1565,20 +1593,9 @@ impl Scheduler for Credit2 {
     }
 
     fn adjust(&mut self, ctx: &mut SchedCtx, dom: DomId, params: &Params) {
-        let d = dom.idx();
-        let new_weight = params.int("weight") as u32;
-        let old_weight = self.doms[d].weight;
-        if new_weight != old_weight {
-            self.doms[d].weight = new_weight;
-            for v in ctx.vcpus_of(dom).collect::<Vec<_>>() {
-                self.um(v).weight = new_weight;
-                if let Some(r) = self.u(v).rqd {
-                    self.update_max_weight(r, new_weight, old_weight);
-                }
-            }
-        }
+        self.set_weight(ctx, dom, params.int("weight") as u32);
         let cap = params.int("cap") as u32;
-        if cap != self.doms[d].cap {
+        if cap != self.doms[dom.idx()].cap {
             self.set_cap(ctx, dom, cap);
         }
     }

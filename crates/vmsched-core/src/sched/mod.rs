@@ -27,6 +27,104 @@
 //! | [`Scheduler::timer`] | a timer the scheduler armed fires |
 //! | [`Scheduler::adjust`] / [`Scheduler::adjust_global`] | parameters change at run time |
 //! | [`Scheduler::remove_vcpu`] | a VCPU leaves (domain destroyed; not hot-unplug, which is `sleep`) |
+//!
+//! A scheduler that extends another (the research proposals built on Credit
+//! and Credit2) holds it as a field, forwards the hooks it does not change
+//! with `forward_hooks!`, and reaches into it only through the methods its
+//! parent module offers (the variants are child modules of the scheduler
+//! they extend).
+
+/// The parameter declarations of a scheduler built on another: the base
+/// scheduler's (`$base`, a `&[ParamSpec]` const) followed by its own
+/// (`$own`), as one `&'static [ParamSpec]`, each declaration written once.
+macro_rules! extended_params {
+    ($base:expr, $own:expr) => {{
+        const N: usize = $base.len() + $own.len();
+        const ALL: [crate::params::ParamSpec; N] = crate::params::concat($base, $own);
+        &ALL
+    }};
+}
+
+/// Forward the listed [`Scheduler`] hooks unchanged to the scheduler held in
+/// field `$inner`: a scheduler built on another by composition (Mcredit2 on
+/// Credit2, the Credit variants on Credit) writes only the hooks it changes.
+/// Usage, inside `impl Scheduler for X`: `forward_hooks!(inner: wake, sleep);`.
+/// (Defined before the scheduler modules, which see it by textual scope.)
+macro_rules! forward_hooks {
+    ($inner:ident: $($hook:ident),* $(,)?) => {
+        $( forward_hooks!(@hook $inner $hook); )*
+    };
+    (@hook $inner:ident init) => {
+        fn init(&mut self, ctx: &mut SchedCtx) {
+            Scheduler::init(&mut self.$inner, ctx)
+        }
+    };
+    (@hook $inner:ident init_domain) => {
+        fn init_domain(&mut self, ctx: &mut SchedCtx, dom: DomId, params: &Params) {
+            Scheduler::init_domain(&mut self.$inner, ctx, dom, params)
+        }
+    };
+    (@hook $inner:ident insert_vcpu) => {
+        fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+            Scheduler::insert_vcpu(&mut self.$inner, ctx, v)
+        }
+    };
+    (@hook $inner:ident remove_vcpu) => {
+        fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+            Scheduler::remove_vcpu(&mut self.$inner, ctx, v)
+        }
+    };
+    (@hook $inner:ident wake) => {
+        fn wake(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+            Scheduler::wake(&mut self.$inner, ctx, v)
+        }
+    };
+    (@hook $inner:ident sleep) => {
+        fn sleep(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+            Scheduler::sleep(&mut self.$inner, ctx, v)
+        }
+    };
+    (@hook $inner:ident yield_) => {
+        fn yield_(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+            Scheduler::yield_(&mut self.$inner, ctx, v)
+        }
+    };
+    (@hook $inner:ident do_schedule) => {
+        fn do_schedule(&mut self, ctx: &mut SchedCtx, pcpu: PcpuId) -> Decision {
+            Scheduler::do_schedule(&mut self.$inner, ctx, pcpu)
+        }
+    };
+    (@hook $inner:ident context_saved) => {
+        fn context_saved(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+            Scheduler::context_saved(&mut self.$inner, ctx, v)
+        }
+    };
+    (@hook $inner:ident pick_cpu) => {
+        fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
+            Scheduler::pick_cpu(&mut self.$inner, ctx, v)
+        }
+    };
+    (@hook $inner:ident migrate) => {
+        fn migrate(&mut self, ctx: &mut SchedCtx, v: VcpuId, to: PcpuId) {
+            Scheduler::migrate(&mut self.$inner, ctx, v, to)
+        }
+    };
+    (@hook $inner:ident timer) => {
+        fn timer(&mut self, ctx: &mut SchedCtx, id: u32) {
+            Scheduler::timer(&mut self.$inner, ctx, id)
+        }
+    };
+    (@hook $inner:ident adjust) => {
+        fn adjust(&mut self, ctx: &mut SchedCtx, dom: DomId, params: &Params) {
+            Scheduler::adjust(&mut self.$inner, ctx, dom, params)
+        }
+    };
+    (@hook $inner:ident adjust_global) => {
+        fn adjust_global(&mut self, ctx: &mut SchedCtx, params: &Params) {
+            Scheduler::adjust_global(&mut self.$inner, ctx, params)
+        }
+    };
+}
 
 pub mod arinc653;
 pub mod atropos;
@@ -432,6 +530,9 @@ pub fn registry() -> &'static [SchedulerInfo] {
         bvt::INFO,
         atropos::INFO,
         rrobin::INFO,
+        credit::enhanced::INFO,
+        credit::dynweight::INFO,
+        credit2::mcredit2::INFO,
     ];
     REGISTRY
 }
@@ -440,7 +541,7 @@ pub fn registry() -> &'static [SchedulerInfo] {
 /// that names a domain), run once the domains and actions are parsed.
 pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
     match sc.scheduler.name.as_str() {
-        "credit2" => credit2::check_scenario(sc),
+        "credit2" | "mcredit2" => credit2::check_scenario(sc),
         "rtds" => rtds::check_scenario(sc),
         "arinc653" => arinc653::check_scenario(sc),
         _ => Ok(()),
