@@ -18,8 +18,17 @@ use vmsched_core::rng::Rng;
 use vmsched_core::workload::{GuestCtx, Workload};
 use vmsched_core::{Simulation, Time};
 
-const ALL: [&str; 9] = [
-    "credit", "credit2", "rtds", "null", "arinc653", "sedf", "bvt", "atropos", "rrobin",
+const ALL: [&str; 10] = [
+    "credit",
+    "credit2",
+    "rtds",
+    "null",
+    "arinc653",
+    "sedf",
+    "sedf-comm",
+    "bvt",
+    "atropos",
+    "rrobin",
 ];
 /// One second, in ns.
 const S: u64 = 1_000_000_000;
