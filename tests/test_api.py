@@ -240,6 +240,7 @@ def test_catalogue_lists_every_scheduler_and_workload():
         "null",
         "arinc653",
         "sedf",
+        "sedf-comm",
         "bvt",
         "atropos",
         "rrobin",

@@ -18,13 +18,14 @@ use vmsched_core::rng::Rng;
 use vmsched_core::workload::{GuestCtx, Workload};
 use vmsched_core::{Simulation, Time};
 
-const ALL: [&str; 12] = [
+const ALL: [&str; 13] = [
     "credit",
     "credit2",
     "rtds",
     "null",
     "arinc653",
     "sedf",
+    "sedf-comm",
     "bvt",
     "atropos",
     "rrobin",

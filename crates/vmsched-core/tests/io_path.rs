@@ -366,7 +366,15 @@ fn oltp_is_cpu_bound_when_the_table_fits_and_disk_bound_when_it_does_not() {
 #[test]
 fn io_runs_keep_the_invariants_and_are_deterministic() {
     for sched in [
-        "credit", "credit2", "sedf", "bvt", "rtds", "null", "rrobin", "atropos",
+        "credit",
+        "credit2",
+        "sedf",
+        "sedf-comm",
+        "bvt",
+        "rtds",
+        "null",
+        "rrobin",
+        "atropos",
     ] {
         let toml = format!(
             r#"

@@ -479,7 +479,7 @@ fn fix_globals(sched: &str, g: &mut Map<String, Json>, r: u64) {
 fn fix_domain(sched: &str, g: &Map<String, Json>, d: &mut Map<String, Json>, r: u64) {
     let num = |d: &Map<String, Json>, k: &str| d.get(k).and_then(Json::as_f64);
     match sched {
-        "sedf" => match r % 5 {
+        "sedf" | "sedf-comm" => match r % 5 {
             // Best effort (the creation default), perhaps with latency/extratime.
             0 => {
                 for k in ["period", "slice", "weight"] {
@@ -869,14 +869,16 @@ fn ms_ns(ms: f64) -> u64 {
 ///   window when other VCPUs have extratime (see `finish`); VCPUs with
 ///   extratime are work-conserving on hosts without hard affinity
 ///   ([`WorkConservation`]).
-/// * **sedf** — a time-driven VCPU with extratime off runs at most `slice`
-///   per period ([`sedf_cap_bound`]).
+/// * **sedf, sedf-comm** — a time-driven VCPU with extratime off runs at
+///   most `slice` per period ([`sedf_cap_bound`]); under sedf-comm with I/O
+///   accounting, except the driver domain, which is credited the time it
+///   works for guests.
 /// * **null** — each PCPU only ever runs one VCPU, so no more VCPUs run than
 ///   there are PCPUs; VCPUs never move.
 /// * **arinc653** — a VCPU runs only inside its own minor frames (so a domain
 ///   the table does not name never runs), only on its own PCPU.
 /// * **bvt, rrobin** — work-conserving per PCPU ([`WorkConservation`]).
-/// * **sedf, bvt, atropos, rrobin** (and null, arinc653) — VCPUs never move
+/// * **sedf, sedf-comm, bvt, atropos, rrobin** (and null, arinc653) — VCPUs never move
 ///   between PCPUs: placement at creation decides everything.
 struct Guarantees<'a> {
     c: &'a Case,
@@ -1031,7 +1033,15 @@ impl WorkConservation {
 }
 
 /// Schedulers that never move a VCPU from the PCPU it was placed on.
-const STATIC_PLACEMENT: &[&str] = &["sedf", "bvt", "atropos", "rrobin", "null", "arinc653"];
+const STATIC_PLACEMENT: &[&str] = &[
+    "sedf",
+    "sedf-comm",
+    "bvt",
+    "atropos",
+    "rrobin",
+    "null",
+    "arinc653",
+];
 
 impl<'a> Guarantees<'a> {
     fn new(c: &'a Case) -> Result<Guarantees<'a>, TestCaseError> {
@@ -1286,10 +1296,16 @@ impl<'a> Guarantees<'a> {
                     }
                 }
             }
-            "sedf" => {
+            "sedf" | "sedf-comm" => {
                 let counter = |k: &str| summary["scheduler_counters"][k].as_u64().unwrap();
                 let quanta = counter("extra_quanta_penalty") + counter("behind_schedule");
+                // With I/O accounting the driver domain's reservation is not
+                // charged for time it works for guests (sedf-comm.md).
+                let credited = c.sched() == "sedf-comm" && c.global().bool("io_accounting");
                 for (v, &d) in self.dom.iter().enumerate() {
+                    if credited && c.sc.domains[d].driver {
+                        continue;
+                    }
                     if let Some(bound) = sedf_cap_bound(c, d, quanta) {
                         check_windows(&self.samples, v, "sedf slice/period", |a, b| bound(b - a))?;
                     }
@@ -1656,6 +1672,7 @@ every_scheduler! {
     invariants_null => "null",
     invariants_arinc653 => "arinc653",
     invariants_sedf => "sedf",
+    invariants_sedf_comm => "sedf-comm",
     invariants_bvt => "bvt",
     invariants_atropos => "atropos",
     invariants_rrobin => "rrobin",

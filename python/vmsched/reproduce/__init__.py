@@ -30,13 +30,29 @@ from pathlib import Path
 
 from vmsched.api import prepare_out_dir, write_atomic
 from vmsched.errors import ScenarioError, unknown_name
-from vmsched.reproduce import cherkasova2007, dynweight, thesis2015
+from vmsched.reproduce import (
+    cherkasova2007,
+    dynweight,
+    dynweight_credit,
+    enhanced2015,
+    mcredit2,
+    thesis2015,
+)
 from vmsched.reproduce.framework import Experiment, Reproduction, default_jobs, run_experiments
 from vmsched.reproduce.report import files
 
 #: Every experiment, by ID, in the order `--list` shows them.
 EXPERIMENTS: dict[str, Experiment] = {
-    e.id: e for e in (*cherkasova2007.EXPERIMENTS, *thesis2015.EXPERIMENTS, *dynweight.EXPERIMENTS)
+    e.id: e
+    for e in (
+        *cherkasova2007.EXPERIMENTS,
+        *thesis2015.EXPERIMENTS,
+        *dynweight.EXPERIMENTS,
+        # The issue-5 proposals (docs/reproduce-proposals.md).
+        *enhanced2015.EXPERIMENTS,
+        *dynweight_credit.EXPERIMENTS,
+        *mcredit2.EXPERIMENTS,
+    )
 }
 
 __all__ = ["EXPERIMENTS", "Experiment", "Reproduction", "experiment", "run", "run_many"]

@@ -118,25 +118,29 @@ def _measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
 
 def _derive(t: Table) -> list[tuple[str, dict[str, Any], str, float]]:
     """Per scheduler and load mix: the mean share over the samples, and the mean distance
-    (points) of every sample's shares from the chapter's expected shares."""
+    (points) of every sample's shares, as parts of the CPU the three used, from the
+    chapter's expected shares."""
     out = []
     for loads in LOADS:
         goal = target(loads)
         for sched in SCHEDULERS:
-            dist = []
+            samples: dict[str, list[float]] = {}
+            for d in DOMAINS:
+                for r in t.where(f"{d}_share_pct", scheduler=sched, loads=loads):
+                    if "t_s" in r.params:
+                        samples.setdefault(r.params["t_s"], []).append(r.simulated)
+            if not samples:
+                continue
             for k, d in enumerate(DOMAINS):
-                rows = [
-                    r
-                    for r in t.where(f"{d}_share_pct", scheduler=sched, loads=loads)
-                    if "t_s" in r.params
-                ]
-                if not rows:
-                    continue
-                values = [r.simulated for r in rows]
+                values = [v[k] for v in samples.values()]
                 out.append((sched, {"loads": loads}, f"{d}_share_pct", sum(values) / len(values)))
-                dist += [abs(v - goal[k]) for v in values]
-            if dist:
-                out.append((sched, {"loads": loads}, "distance_pts", sum(dist) / len(dist)))
+            dist = [
+                abs(100 * v / sum(shares) - goal[k])
+                for shares in samples.values()
+                for k, v in enumerate(shares)
+                if sum(shares) > 0
+            ]
+            out.append((sched, {"loads": loads}, "distance_pts", sum(dist) / len(dist)))
     return out
 
 
@@ -152,8 +156,9 @@ def _setup() -> str:
         "(`credit-dynweight`), every domain at weight 256 to start: each guest's PCPU "
         "share (XenMon's CPU %) in every 10-s window of a 120-s run: 48 runs (each window "
         "its own run, see the decisions). The chapter's expected shares, load_i / sum of "
-        f"loads: {goals}; `distance_pts` is the mean distance of a scheduler's samples "
-        "from them (mean over the three domains and the twelve samples)."
+        f"loads: {goals}; `distance_pts` is the mean distance (in points) of each "
+        "domain's part of the CPU the three used (its share / the sum of the three) from "
+        "its expected share, over the three domains and the twelve samples."
     )
 
 
@@ -183,6 +188,10 @@ DYNWEIGHT_CREDIT = Experiment(
         "docs/schedulers/credit-dynweight.md.",
         f'Xen release: not given; `xen_version` "{XEN_VERSION}" for both, as in '
         "`dynweight-dom0-ratio`.",
+        "The expected shares add up to 100 % while the loads can leave the PCPU idle "
+        "(with 10/15/90 %, whenever the 90 % load is off and the others are too), so "
+        "`distance_pts` compares each domain's part of the CPU the three used, not its "
+        "share of the PCPU; the shares themselves are XenMon's CPU %.",
         "Samples: the share in the 10-s window ending at t = 10, 20, ..., 120 s is measured "
         "by a run of t s whose first t - 10 s are warm-up (a reproduction measures one "
         "summary per run; the runs are deterministic, so each is the first t s of the same "

@@ -80,6 +80,7 @@ impl World {
             completed: false,
             peer: Peer::External,
         };
+        self.io.stats[dom.idx()].tx_queued_pkts += pkts as u64;
         if self.is_driver(dom) {
             self.transmit(r);
         } else {
@@ -259,6 +260,7 @@ impl Simulation {
                 self.call_workload(dom, |wl, g, rng| wl.peer_recv(g, rng, token));
             }
             InFlight::NicArrive(r) => {
+                self.w.io.stats[r.guest.idx()].rx_arrived_pkts += r.pkts as u64;
                 if self.w.is_driver(r.guest) {
                     self.deliver(r);
                 } else {
@@ -293,7 +295,11 @@ impl Simulation {
             let events: u64 = batch.iter().map(|r| r.events()).sum();
             let st = &mut self.w.io.stats[driver.idx()];
             st.backend_events += events;
-            self.w.io.stats[guest.idx()].io_events += events;
+            let gst = &mut self.w.io.stats[guest.idx()];
+            gst.io_events += events;
+            for r in &batch {
+                gst.io_events_by_kind[r.kind as usize] += r.events();
+            }
             for r in &batch {
                 self.route_from_backend(*r);
             }

@@ -141,6 +141,15 @@ pub struct IoStats {
     pub disk_write_bytes: u64,
     /// I/O events handled on the domain's behalf by a backend.
     pub io_events: u64,
+    /// The same, by kind (indexed by `IoKind as usize`): the page flips a
+    /// communication-aware scheduler's accounting multiplies by per-kind costs.
+    pub io_events_by_kind: [u64; 4],
+    /// Packets that reached the host's NIC for the domain (the hypervisor
+    /// sees each NIC interrupt), whether or not yet passed on to it.
+    pub rx_arrived_pkts: u64,
+    /// Packets the domain put on its transmit ring (its front end's count),
+    /// whether or not yet sent.
+    pub tx_queued_pkts: u64,
     /// As a driver domain: I/O events its backends processed, and batches.
     pub backend_events: u64,
     pub backend_batches: u64,

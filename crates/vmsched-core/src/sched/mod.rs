@@ -136,6 +136,7 @@ pub mod placement;
 pub mod rrobin;
 pub mod rtds;
 pub mod sedf;
+pub mod sedf_comm;
 
 use crate::cpumask::CpuMask;
 use crate::domain::Vcpu;
@@ -527,6 +528,7 @@ pub fn registry() -> &'static [SchedulerInfo] {
         null::INFO,
         arinc653::INFO,
         sedf::INFO,
+        sedf_comm::INFO,
         bvt::INFO,
         atropos::INFO,
         rrobin::INFO,
@@ -544,6 +546,7 @@ pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioErro
         "credit2" | "mcredit2" => credit2::check_scenario(sc),
         "rtds" => rtds::check_scenario(sc),
         "arinc653" => arinc653::check_scenario(sc),
+        "sedf-comm" => sedf_comm::check_scenario(sc),
         _ => Ok(()),
     }
 }

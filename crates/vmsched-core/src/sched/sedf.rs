@@ -52,6 +52,16 @@
 //!
 //! Hooks: `init`, `init_domain`, `insert_vcpu` (placement by release),
 //! `wake`, `sleep`, `do_schedule`, `pick_cpu`, `adjust`.
+//!
+//! Extension points for a scheduler built on SEDF (`sedf_comm`, the
+//! communication-aware SEDF): `do_schedule` in its halves
+//! (`desched_current`, `update_queues`, `pick`, which may be asked to run
+//! another VCPU of the run queue than its head for a bounded time), the run
+//! queue read-only, `slack_before` (how long the PCPU may run a VCPU ahead
+//! of EDF order without a reservation missing its deadline), and I/O
+//! accounting (`charge` a VCPU for time another domain spent on its behalf,
+//! `credit_current` that domain). SEDF itself uses none of them beyond the
+//! halves: its charges (`Unit::debt`) are always 0.
 
 use super::placement::{vcpu_id_slot, CreationRule, PinRule, Placer};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
@@ -61,7 +71,7 @@ use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params, Version};
 
 /// Length of every extra-time quantum, and the least gap before a waiting
 /// period start that extra time may use.
-const EXTRA_QUANTUM_NS: i64 = 500_000;
+pub(super) const EXTRA_QUANTUM_NS: i64 = 500_000;
 /// Period given to best-effort and weight-driven VCPUs.
 const WEIGHT_PERIOD_NS: i64 = 100_000_000;
 /// Per `WEIGHT_PERIOD_NS`, not handed out to weight-driven VCPUs.
@@ -100,66 +110,85 @@ const UTIL: usize = 1;
 const FIRST: Version = Version::new(3, 0);
 const LAST: Version = Version::new(4, 5);
 
+// The parameters, one constant each, so that a scheduler built on SEDF
+// (`sedf_comm`) declares the same ones.
+pub(super) const PERIOD: ParamSpec = ParamSpec {
+    name: "period",
+    unit: "ms",
+    kind: ParamKind::Float { min: 0.0, max: 10_000.0 },
+    default: Default::Float(100.0),
+    scope: ParamScope::Domain,
+    doc: "Period (relative deadline); with slice makes the domain time-driven (xl sched-sedf -p). Not given: Xen's creation default (best effort, 100 ms; Dom0 20 ms before 4.2).",
+};
+
+pub(super) const SLICE: ParamSpec = ParamSpec {
+    name: "slice",
+    unit: "ms",
+    kind: ParamKind::Float { min: 0.0, max: 10_000.0 },
+    default: Default::Float(0.0),
+    scope: ParamScope::Domain,
+    doc: "CPU time guaranteed per period; 0 = best effort (xl sched-sedf -s). Not given: Xen's creation default (0; Dom0 15 ms before 4.2).",
+};
+
+pub(super) const LATENCY: ParamSpec = ParamSpec {
+    name: "latency",
+    unit: "ms",
+    kind: ParamKind::Float {
+        min: 0.0,
+        max: 10_000.0,
+    },
+    default: Default::Float(0.0),
+    scope: ParamScope::Domain,
+    doc: "Latency hint; stored but unused unless latency_hint is on (xl sched-sedf -l).",
+};
+
+pub(super) const EXTRATIME: ParamSpec = ParamSpec {
+    name: "extratime",
+    unit: "",
+    kind: ParamKind::Bool,
+    default: Default::Bool(true),
+    scope: ParamScope::Domain,
+    doc: "May use slack beyond the reservation (xl sched-sedf -e 0|1).",
+};
+
+pub(super) const WEIGHT: ParamSpec = ParamSpec {
+    name: "weight",
+    unit: "",
+    kind: ParamKind::Int { min: 0, max: 32767 },
+    default: Default::Int(0),
+    scope: ParamScope::Domain,
+    doc: "Weight mode, as xl sched-sedf -w (period/slice not given): with extratime the weight shares slack; without, it sets a reserved slice per PCPU. 0 = off.",
+};
+
+pub(super) const XEN_VERSION: ParamSpec = ParamSpec {
+    name: "xen_version",
+    unit: "",
+    kind: ParamKind::Version {
+        min: FIRST,
+        max: LAST,
+    },
+    default: Default::Str("4.5"),
+    scope: ParamScope::Global,
+    doc: "Xen release whose SEDF to reproduce: Dom0 defaults, penalty repayment, validation and placement.",
+};
+
+pub(super) const LATENCY_HINT: ParamSpec = ParamSpec {
+    name: "latency_hint",
+    unit: "",
+    kind: ParamKind::Bool,
+    default: Default::Bool(false),
+    scope: ParamScope::Global,
+    doc: "Build with the compiled-out UNBLOCK_ATROPOS variant: a long-block waker with a latency hint gets period = latency (slice scaled), doubling back.",
+};
+
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "period",
-        unit: "ms",
-        kind: ParamKind::Float { min: 0.0, max: 10_000.0 },
-        default: Default::Float(100.0),
-        scope: ParamScope::Domain,
-        doc: "Period (relative deadline); with slice makes the domain time-driven (xl sched-sedf -p). Not given: Xen's creation default (best effort, 100 ms; Dom0 20 ms before 4.2).",
-    },
-    ParamSpec {
-        name: "slice",
-        unit: "ms",
-        kind: ParamKind::Float { min: 0.0, max: 10_000.0 },
-        default: Default::Float(0.0),
-        scope: ParamScope::Domain,
-        doc: "CPU time guaranteed per period; 0 = best effort (xl sched-sedf -s). Not given: Xen's creation default (0; Dom0 15 ms before 4.2).",
-    },
-    ParamSpec {
-        name: "latency",
-        unit: "ms",
-        kind: ParamKind::Float { min: 0.0, max: 10_000.0 },
-        default: Default::Float(0.0),
-        scope: ParamScope::Domain,
-        doc: "Latency hint; stored but unused unless latency_hint is on (xl sched-sedf -l).",
-    },
-    ParamSpec {
-        name: "extratime",
-        unit: "",
-        kind: ParamKind::Bool,
-        default: Default::Bool(true),
-        scope: ParamScope::Domain,
-        doc: "May use slack beyond the reservation (xl sched-sedf -e 0|1).",
-    },
-    ParamSpec {
-        name: "weight",
-        unit: "",
-        kind: ParamKind::Int { min: 0, max: 32767 },
-        default: Default::Int(0),
-        scope: ParamScope::Domain,
-        doc: "Weight mode, as xl sched-sedf -w (period/slice not given): with extratime the weight shares slack; without, it sets a reserved slice per PCPU. 0 = off.",
-    },
-    ParamSpec {
-        name: "xen_version",
-        unit: "",
-        kind: ParamKind::Version {
-            min: FIRST,
-            max: LAST,
-        },
-        default: Default::Str("4.5"),
-        scope: ParamScope::Global,
-        doc: "Xen release whose SEDF to reproduce: Dom0 defaults, penalty repayment, validation and placement.",
-    },
-    ParamSpec {
-        name: "latency_hint",
-        unit: "",
-        kind: ParamKind::Bool,
-        default: Default::Bool(false),
-        scope: ParamScope::Global,
-        doc: "Build with the compiled-out UNBLOCK_ATROPOS variant: a long-block waker with a latency hint gets period = latency (slice scaled), doubling back.",
-    },
+    PERIOD,
+    SLICE,
+    LATENCY,
+    EXTRATIME,
+    WEIGHT,
+    XEN_VERSION,
+    LATENCY_HINT,
 ];
 
 /// The registry entry.
@@ -204,7 +233,7 @@ fn ms_to_ns(ms: f64) -> i64 {
     (ms * 1e6).round() as i64
 }
 
-fn check_domain(g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError> {
+pub(super) fn check_domain(g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError> {
     let era = era_of(g.version("xen_version"));
     let err = |field: &str, msg: String| Err(ScenarioError::new(format!("{path}.{field}"), msg));
     let timed = p.is_explicit("period") || p.is_explicit("slice");
@@ -306,6 +335,11 @@ struct Unit {
     extra_time_ns: i64,
     queue: Queue,
     on_extra: [bool; 2],
+    /// Time charged to this VCPU for work another domain did on its behalf
+    /// (`sedf-comm`'s I/O accounting), not yet taken from its reservation:
+    /// it counts as reserved time run, at the next point where SEDF accounts
+    /// reserved time (see [`Sedf::charge`]). Always 0 under plain SEDF.
+    debt: i64,
 }
 
 impl Unit {
@@ -328,6 +362,26 @@ struct Pcpu {
     current_slice_expires: i64,
 }
 
+/// Reserved work of one VCPU, as `Sedf::slack_before` counts it.
+#[derive(Clone, Copy, Debug)]
+struct Job {
+    /// Its next deadline.
+    deadline: i64,
+    /// What it must have run by then.
+    first: i64,
+    slice: i64,
+    period: i64,
+}
+
+impl Job {
+    /// An upper bound on the reserved time due in its later periods by `t`
+    /// (>= `deadline`): `slice/period` of the time since `deadline`, rounded up.
+    fn later_demand(&self, t: i64) -> i64 {
+        let x = (t - self.deadline).max(0) as u128 * self.slice as u128;
+        x.div_ceil(self.period as u128) as i64
+    }
+}
+
 /// What kind of time a PCPU is running (for `should_switch`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RunType {
@@ -348,6 +402,8 @@ pub struct Sedf {
     /// Per-domain parameters, until the domain's last VCPU is inserted.
     pending: Vec<Params>,
     placer: Placer,
+    /// Reused by `slack_before`.
+    scratch: Vec<Job>,
 
     stat_deadline_misses: u64,
     stat_extra_util: u64,
@@ -382,6 +438,7 @@ impl Sedf {
             pcpus: Vec::new(),
             pending: Vec::new(),
             placer: Placer::default(),
+            scratch: Vec::new(),
             stat_deadline_misses: 0,
             stat_extra_util: 0,
             stat_extra_pen: 0,
@@ -418,6 +475,7 @@ impl Sedf {
         let q = &mut self.pcpus[p.idx()].runq;
         Self::insert_sorted(&self.units, q, v, |u| u.deadl_abs);
         self.units[v.idx()].queue = Queue::Run;
+        self.pay_debt(p, v);
     }
 
     fn add_waitq(&mut self, p: PcpuId, v: VcpuId) {
@@ -505,6 +563,7 @@ impl Sedf {
         let u = &mut self.units[v.idx()];
         u.cputime += now - u.sched_start_abs;
         if u.cputime < u.slice && !u.asleep() {
+            self.pay_debt(p, v);
             return;
         }
         self.del_queue(p, v);
@@ -581,7 +640,7 @@ impl Sedf {
 
     /// Xen's `update_queues`: start due periods, and push best-effort VCPUs
     /// and VCPUs that missed their deadline off the head of the run queue.
-    fn update_queues(&mut self, p: PcpuId, now: i64) {
+    pub(super) fn update_queues(&mut self, p: PcpuId, now: i64) {
         while let Some(&h) = self.pcpus[p.idx()].waitq.first() {
             if self.units[h.idx()].period_begin() > now {
                 break;
@@ -701,6 +760,242 @@ impl Sedf {
         self.um(v).cputime = 0;
     }
 
+    // ----- the decision, in two halves ----------------------------------------------
+    //
+    // `do_schedule` is `desched_current`, `update_queues`, `pick`. A
+    // scheduler built on SEDF (`sedf_comm`) runs the same steps and may look
+    // at the run queue between the last two, to ask `pick` for another of
+    // its VCPUs than the head.
+
+    /// The first half of Xen's `sedf_do_schedule`: account the time the
+    /// PCPU's current VCPU ran, reserved or extra.
+    pub(super) fn desched_current(&mut self, ctx: &SchedCtx, p: PcpuId, now: i64) {
+        if let Some(c) = ctx.current(p) {
+            if !ctx.is_runnable(c) {
+                self.um(c).status |= SEDF_ASLEEP;
+            }
+            if self.u(c).asleep() {
+                self.um(c).block_abs = now;
+            }
+            if self.u(c).status & (EXTRA_RUN_PEN | EXTRA_RUN_UTIL) != 0 {
+                self.desched_extra(p, c, now);
+            } else {
+                self.desched_edf(p, c, now);
+            }
+        }
+    }
+
+    /// The second half: choose and set the slice. The run queue's head runs
+    /// until its slice is used or the next waiting period starts; with
+    /// `prefer = Some((v, limit))`, `v` (which must be on this run queue)
+    /// runs instead, by the same rule and for at most `limit` ns.
+    pub(super) fn pick(&mut self, p: PcpuId, now: i64, prefer: Option<(VcpuId, i64)>) -> Decision {
+        let pc = &self.pcpus[p.idx()];
+        let (next, mut time) = if let Some(&head) = pc.runq.first() {
+            let (r, limit) = match prefer {
+                Some((v, limit)) => {
+                    debug_assert!(
+                        pc.runq.contains(&v),
+                        "preferred {v} is not on pcpu {p}'s run queue"
+                    );
+                    (v, limit)
+                }
+                None => (head, i64::MAX),
+            };
+            let u = self.u(r);
+            let mut t = (u.slice - u.cputime).min(limit);
+            if let Some(&w) = pc.waitq.first() {
+                t = (now + t).min(self.u(w).period_begin()) - now;
+            }
+            (Some(r), t)
+        } else if let Some(&w) = pc.waitq.first() {
+            let end = self.u(w).period_begin();
+            self.extra_schedule(p, now, end)
+        } else {
+            (None, IDLE_SLICE_NS)
+        };
+        if time < 0 {
+            // Xen prints "seriously BEHIND schedule" and carries on.
+            self.stat_behind += 1;
+            time = EXTRA_QUANTUM_NS;
+        }
+        if let Some(n) = next {
+            self.um(n).sched_start_abs = now;
+        }
+        self.pcpus[p.idx()].current_slice_expires = now + time;
+        Decision {
+            next,
+            slice_ns: Some(time as u64),
+            migrated: false,
+        }
+    }
+
+    // ----- for schedulers built on SEDF (`sedf_comm`) -------------------------------
+
+    /// PCPU `p`'s run queue, earliest deadline first.
+    pub(super) fn runq(&self, p: PcpuId) -> &[VcpuId] {
+        &self.pcpus[p.idx()].runq
+    }
+
+    /// Does `v` run reserved (EDF) time, rather than an extra-time quantum,
+    /// in its current (or, inside `do_schedule`, just ended) run?
+    pub(super) fn in_reserved_time(&self, v: VcpuId) -> bool {
+        self.u(v).status & (EXTRA_RUN_PEN | EXTRA_RUN_UTIL) == 0
+    }
+
+    /// The extra time (slack quanta, penalty and utilisation) `v` has run, ns.
+    pub(super) fn extra_time_ns(&self, v: VcpuId) -> i64 {
+        self.u(v).extra_time_ns
+    }
+
+    /// How long `v` has run since it was last picked, ns.
+    pub(super) fn ran_ns(&self, v: VcpuId, now: i64) -> i64 {
+        now - self.u(v).sched_start_abs
+    }
+
+    /// I/O accounting: `ns` of the current run of `v`, about to be
+    /// descheduled, were spent for other domains (and charged to them), so
+    /// they do not count against `v`'s reservation. Extra time is not
+    /// counted against a reservation anyway: no effect there.
+    pub(super) fn credit_current(&mut self, v: VcpuId, ns: i64, now: i64) {
+        if self.in_reserved_time(v) {
+            let u = self.um(v);
+            u.sched_start_abs = (u.sched_start_abs + ns.max(0)).min(now);
+        }
+    }
+
+    /// I/O accounting: charge `ns` of another domain's time to `v`, as
+    /// reserved time `v` ran (its [`Unit::debt`]). It is taken from the
+    /// reservation at once if `v` waits on its run queue; if `v` runs, when
+    /// it is next descheduled (its PCPU is asked to decide again when it
+    /// runs reserved time); if it waits for its next period or is blocked,
+    /// when it next enters its run queue. A debt that uses up the slice moves
+    /// the VCPU on by whole periods, and the rest carries into the next
+    /// period as an overrun does. A best-effort VCPU (slice 0) reserves
+    /// nothing to take from: then nothing is charged and this returns false.
+    pub(super) fn charge(&mut self, ctx: &mut SchedCtx, v: VcpuId, ns: i64) -> bool {
+        if self.u(v).slice == 0 || ns <= 0 {
+            return false;
+        }
+        self.um(v).debt += ns;
+        match ctx.running_on(v) {
+            Some(q) => {
+                if self.in_reserved_time(v) && ctx.local() != Some(q) {
+                    ctx.tickle(q);
+                }
+            }
+            None => {
+                if self.u(v).queue == Queue::Run {
+                    self.pay_debt(ctx.processor(v), v);
+                }
+            }
+        }
+        true
+    }
+
+    /// Take `v`'s debt from its reservation: `v` is on its run queue, not
+    /// running. See [`Sedf::charge`].
+    fn pay_debt(&mut self, p: PcpuId, v: VcpuId) {
+        let u = &mut self.units[v.idx()];
+        if u.debt == 0 {
+            return;
+        }
+        if u.slice == 0 {
+            // Became best effort since the charge: nothing to take it from.
+            u.debt = 0;
+            return;
+        }
+        u.cputime += u.debt;
+        u.debt = 0;
+        if u.cputime < u.slice {
+            return;
+        }
+        let periods = u.cputime / u.slice;
+        u.cputime -= periods * u.slice;
+        u.deadl_abs += periods * u.period;
+        self.del_queue(p, v);
+        self.add_waitq(p, v);
+    }
+
+    /// The earliest reserved work a VCPU that is not queued (blocked,
+    /// paused) could bring if it woke at `now` or later, by SEDF's wake-up
+    /// rules: (deadline, slice due by it). Waking later never gives an
+    /// earlier deadline.
+    fn earliest_wake_job(&self, u: &Unit, now: i64) -> (i64, i64) {
+        if u.deadl_abs == 0 {
+            // First wake: deadline now + slice, then treated as a short block.
+            (now + u.slice + u.period, u.slice)
+        } else if now < u.period_begin() {
+            // Wakes in extra time: its next period stands, with the slice
+            // it has left there.
+            (u.deadl_abs, (u.slice - u.cputime).max(0))
+        } else if now < u.deadl_abs {
+            // Short block: the current period is forfeited.
+            (u.deadl_abs + u.period, u.slice)
+        } else {
+            // Long block: a new period from the wake-up (the latency-hint
+            // variant may shorten it to the latency).
+            let period = if self.latency_hint && u.latency != 0 {
+                u.latency.min(u.period)
+            } else {
+                u.period
+            };
+            (now + period, u.slice)
+        }
+    }
+
+    /// How long PCPU `p` may run `v`, a VCPU on its run queue, ahead of EDF
+    /// order from `now` without any reservation of another VCPU of `p` that
+    /// is due before `v`'s deadline missing its deadline.
+    ///
+    /// Reordering only delays work due before `v`'s deadline `dv` (work due
+    /// at or after it had `v`'s work counted before it anyway). Each other
+    /// reserved VCPU of `p` contributes a demand: its next deadline `D` with
+    /// the slice due by it (what it has left if queued; for a blocked or
+    /// paused VCPU, the earliest period a wake-up could give it, with a full
+    /// slice, see `earliest_wake_job`), then `slice/period` of every ns after
+    /// `D`, an upper bound on its later periods' slices. The answer is the
+    /// least, over the instants `t` = each such `D` < `dv` and `dv` itself,
+    /// of `t − now − demand due by t`; where reservations sum to at most
+    /// 100 % the demand line is no steeper than time, so these instants are
+    /// where the margin is smallest. Negative when there is no slack.
+    pub(super) fn slack_before(&mut self, ctx: &SchedCtx, p: PcpuId, v: VcpuId, now: i64) -> i64 {
+        let dv = self.u(v).deadl_abs;
+        let mut jobs = std::mem::take(&mut self.scratch);
+        jobs.clear();
+        for (i, u) in self.units.iter().enumerate() {
+            let w = VcpuId(i as u32);
+            if w == v || u.slice <= 0 || ctx.processor(w) != p {
+                continue;
+            }
+            let (d, f) = match u.queue {
+                Queue::Run | Queue::Wait => (u.deadl_abs, (u.slice - u.cputime).max(0)),
+                Queue::None => self.earliest_wake_job(u, now),
+            };
+            if d < dv {
+                jobs.push(Job {
+                    deadline: d,
+                    first: f,
+                    slice: u.slice,
+                    period: u.period,
+                });
+            }
+        }
+        let due_by = |t: i64| -> i64 {
+            jobs.iter()
+                .filter(|j| j.deadline <= t)
+                .map(|j| j.first + j.later_demand(t))
+                .sum()
+        };
+        // At dv: every job listed is due before it.
+        let mut slack = dv - now - due_by(dv);
+        for j in &jobs {
+            slack = slack.min(j.deadline - now - due_by(j.deadline));
+        }
+        self.scratch = jobs;
+        slack
+    }
+
     // ----- parameters -------------------------------------------------------------
 
     /// Creation defaults (`sedf_alloc_vdata`).
@@ -729,6 +1024,7 @@ impl Sedf {
             extra_time_ns: 0,
             queue: Queue::None,
             on_extra: [false, false],
+            debt: 0,
         }
     }
 
@@ -934,48 +1230,9 @@ impl Scheduler for Sedf {
 
     fn do_schedule(&mut self, ctx: &mut SchedCtx, p: PcpuId) -> Decision {
         let now = ctx.now().0 as i64;
-        if let Some(c) = ctx.current(p) {
-            if !ctx.is_runnable(c) {
-                self.um(c).status |= SEDF_ASLEEP;
-            }
-            if self.u(c).asleep() {
-                self.um(c).block_abs = now;
-            }
-            if self.u(c).status & (EXTRA_RUN_PEN | EXTRA_RUN_UTIL) != 0 {
-                self.desched_extra(p, c, now);
-            } else {
-                self.desched_edf(p, c, now);
-            }
-        }
+        self.desched_current(ctx, p, now);
         self.update_queues(p, now);
-        let pc = &self.pcpus[p.idx()];
-        let (next, mut time) = if let Some(&r) = pc.runq.first() {
-            let u = self.u(r);
-            let mut t = u.slice - u.cputime;
-            if let Some(&w) = pc.waitq.first() {
-                t = (now + t).min(self.u(w).period_begin()) - now;
-            }
-            (Some(r), t)
-        } else if let Some(&w) = pc.waitq.first() {
-            let end = self.u(w).period_begin();
-            self.extra_schedule(p, now, end)
-        } else {
-            (None, IDLE_SLICE_NS)
-        };
-        if time < 0 {
-            // Xen prints "seriously BEHIND schedule" and carries on.
-            self.stat_behind += 1;
-            time = EXTRA_QUANTUM_NS;
-        }
-        if let Some(n) = next {
-            self.um(n).sched_start_abs = now;
-        }
-        self.pcpus[p.idx()].current_slice_expires = now + time;
-        Decision {
-            next,
-            slice_ns: Some(time as u64),
-            migrated: false,
-        }
+        self.pick(p, now, None)
     }
 
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {

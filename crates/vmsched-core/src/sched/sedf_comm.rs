@@ -1,0 +1,476 @@
+//! Communication-aware SEDF with I/O accounting (Govindan et al. 2009), built
+//! on [`Sedf`](super::sedf::Sedf).
+//!
+//! Design. SEDF decides *how much* each VCPU gets: its slice in every
+//! period, EDF among the VCPUs with slice left, slack in extra-time quanta
+//! when none has. This scheduler changes only *which* of the VCPUs with slice
+//! left runs next: the one whose domain has the most network packets waiting
+//! for it (its *network intensity*), as long as running it ahead of EDF order
+//! leaves every other reservation on the PCPU able to meet its deadline.
+//! Intensities, from the I/O counters the hypervisor can see
+//! ([`SchedCtx::io_stats`]):
+//!
+//! * a guest: *reception* intensity, the packets delivered to it since its
+//!   last run ended (Algorithm 1: netback counts up, the hypervisor counts
+//!   down by what the guest processed when it is descheduled), plus its
+//!   *anticipated transmit* intensity (Algorithm 2): the packets it queued
+//!   in its last run that queued any (last-value prediction), while the
+//!   time since that run is within the interval between its last two such
+//!   runs;
+//! * the driver domain: what its backends have pending (Algorithm 3),
+//!   packets that reached the NIC for a guest and are not yet passed on, plus
+//!   packets guests queued that are not yet sent.
+//!
+//! Each of the three preferences (driver domain, recipients, anticipated
+//! senders) can be switched off (`prefer_dom0`, `prefer_recipient`,
+//! `prefer_sender`); with all three off the scheduler is SEDF.
+//!
+//! I/O accounting (`io_accounting`): at the end of each run of a driver-domain
+//! VCPU, the I/O events (page flips) its backends finished for each guest
+//! since the last accounting, times the platform's per-kind costs (`net_rx_ns`,
+//! `net_tx_ns`, `disk_read_ns`, `disk_write_ns`), are charged to the guest as
+//! reserved time it ran, and the same time is not counted against the driver
+//! domain's reservation. A run pays at most its own length; the rest waits
+//! for the next run. See `docs/schedulers/sedf-comm.md` for every decision.
+//!
+//! Hooks: as SEDF, with `do_schedule` split into SEDF's halves and the
+//! choice and the accounting between them; `adjust_global` switches the
+//! preferences and the accounting at run time.
+
+use super::sedf::{self, Sedf, EXTRA_QUANTUM_NS};
+use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use crate::error::ScenarioError;
+use crate::ids::{DomId, PcpuId, VcpuId};
+use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+
+const fn switch(name: &'static str, default: bool, doc: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        unit: "",
+        kind: ParamKind::Bool,
+        default: Default::Bool(default),
+        scope: ParamScope::Global,
+        doc,
+    }
+}
+
+const PARAMS: &[ParamSpec] = &[
+    sedf::PERIOD,
+    sedf::SLICE,
+    sedf::LATENCY,
+    sedf::EXTRATIME,
+    sedf::WEIGHT,
+    ParamSpec {
+        default: Default::Str("3.0.2"),
+        doc: "Xen release whose SEDF to build on (Govindan et al. modified 3.0.2): Dom0 defaults, penalty repayment, validation and placement.",
+        ..sedf::XEN_VERSION
+    },
+    sedf::LATENCY_HINT,
+    switch(
+        "prefer_dom0",
+        true,
+        "Among VCPUs with slice left, prefer the driver domain by the packets its backends have pending (Algorithm 3).",
+    ),
+    switch(
+        "prefer_recipient",
+        true,
+        "Among VCPUs with slice left, prefer a guest by the packets delivered to it since its last run (Algorithm 1).",
+    ),
+    switch(
+        "prefer_sender",
+        true,
+        "Among VCPUs with slice left, prefer a guest expected to send: its last sending run's packet count, within the interval between its last two (Algorithm 2).",
+    ),
+    switch(
+        "io_accounting",
+        false,
+        "Charge the driver domain's time for each guest's I/O (events x the platform's per-kind costs) to the guest's reservation instead of the driver domain's (section 4).",
+    ),
+];
+
+/// The registry entry.
+pub const INFO: SchedulerInfo = SchedulerInfo {
+    name: "sedf-comm",
+    summary: "Communication-aware SEDF: SEDF's reservations, the most network-intensive domain first within a period, optional I/O accounting.",
+    origin: "Govindan et al. 2009 (IEEE Trans. Computers 58(8)), on Xen 3.0.2's SEDF",
+    can_cap: true,
+    params: PARAMS,
+    make: |p| Box::new(SedfComm::new(p)),
+    check_domain: sedf::check_domain,
+    check_global: super::accept_global,
+};
+
+/// The SEDF parameters fixed when the hypervisor starts.
+pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
+    super::reject_boot_changes(sc, &["xen_version", "latency_hint"])
+}
+
+/// What counts for a preference or an accounting, from the global parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Switches {
+    dom0: bool,
+    recipient: bool,
+    sender: bool,
+    accounting: bool,
+}
+
+impl Switches {
+    fn from(p: &Params) -> Switches {
+        Switches {
+            dom0: p.bool("prefer_dom0"),
+            recipient: p.bool("prefer_recipient"),
+            sender: p.bool("prefer_sender"),
+            accounting: p.bool("io_accounting"),
+        }
+    }
+
+    fn any_preference(&self) -> bool {
+        self.dom0 || self.recipient || self.sender
+    }
+}
+
+/// Per-domain bookkeeping (Xen keeps it on shared pages per domain).
+#[derive(Clone, Debug, Default)]
+struct Dom {
+    /// Algorithm 1: packets delivered to the domain when its last run ended;
+    /// those delivered since are pending for it.
+    rx_seen: u64,
+    /// Algorithm 2: packets it had queued for sending when its last run
+    /// ended.
+    tx_seen: u64,
+    /// Algorithm 2: packets queued in the last run that queued any (the
+    /// last-value prediction of the next run's).
+    anticipated: u64,
+    /// When that run ended (T_tx), and the time from the run before it
+    /// that queued packets (Δtx).
+    last_tx_at: Option<i64>,
+    tx_interval: Option<i64>,
+    /// Accounting: the domain's I/O events per kind already accounted.
+    flips_seen: [u64; 4],
+    /// Accounting: driver-domain time spent for it and not yet charged, ns.
+    owed: i64,
+    /// Accounting: what it was charged so far, ns.
+    charged: i64,
+}
+
+impl Dom {
+    /// The anticipated transmit intensity at `now`: the prediction, while
+    /// the next sending run is expected (within Δtx of the last one).
+    fn anticipated_at(&self, now: i64) -> u64 {
+        match (self.last_tx_at, self.tx_interval) {
+            (Some(t), Some(dt)) if now <= t + dt => self.anticipated,
+            _ => 0,
+        }
+    }
+}
+
+/// Growth of an I/O counter since it read `seen`. The counters restart from
+/// 0 when the warm-up ends: a counter below what was seen counts from 0.
+#[inline]
+fn since(now: u64, seen: u64) -> u64 {
+    if now >= seen {
+        now - seen
+    } else {
+        now
+    }
+}
+
+/// The communication-aware SEDF scheduler's state.
+pub struct SedfComm {
+    sedf: Sedf,
+    on: Switches,
+    doms: Vec<Dom>,
+    /// Reused by `choose`: (intensity, position on the run queue).
+    candidates: Vec<(u64, usize)>,
+
+    stat_preferred: u64,
+    stat_no_slack: u64,
+    stat_charged_ns: u64,
+    stat_uncharged_ns: u64,
+    stat_credited_ns: u64,
+}
+
+impl SedfComm {
+    /// A communication-aware SEDF scheduler with validated global parameters.
+    pub fn new(p: &Params) -> SedfComm {
+        SedfComm {
+            sedf: Sedf::new(p),
+            on: Switches::from(p),
+            doms: Vec::new(),
+            candidates: Vec::new(),
+            stat_preferred: 0,
+            stat_no_slack: 0,
+            stat_charged_ns: 0,
+            stat_uncharged_ns: 0,
+            stat_credited_ns: 0,
+        }
+    }
+
+    /// A guest's network intensity: reception plus anticipated transmission.
+    fn guest_intensity(&self, ctx: &SchedCtx, d: DomId, now: i64) -> u64 {
+        let s = &self.doms[d.idx()];
+        let rx = if self.on.recipient {
+            since(ctx.io_stats(d).rx_pkts, s.rx_seen)
+        } else {
+            0
+        };
+        let tx = if self.on.sender {
+            s.anticipated_at(now)
+        } else {
+            0
+        };
+        rx + tx
+    }
+
+    /// The driver domain's network intensity: packets its backends have
+    /// pending, received for guests and sent by them.
+    fn driver_intensity(&self, ctx: &SchedCtx, driver: DomId) -> u64 {
+        if !self.on.dom0 {
+            return 0;
+        }
+        (0..ctx.ndomains())
+            .map(|i| DomId(i as u32))
+            .filter(|&d| d != driver)
+            .map(|d| {
+                let st = ctx.io_stats(d);
+                st.rx_arrived_pkts.saturating_sub(st.rx_pkts)
+                    + st.tx_queued_pkts.saturating_sub(st.tx_pkts)
+            })
+            .sum()
+    }
+
+    /// Algorithm 4: among the VCPUs on `p`'s run queue (those with slice
+    /// left in their period), the one of the most network-intensive domain,
+    /// if it is not the EDF head and running it first keeps every other
+    /// reservation on `p`: (VCPU, longest it may run ahead).
+    fn choose(&mut self, ctx: &SchedCtx, p: PcpuId, now: i64) -> Option<(VcpuId, i64)> {
+        if !self.on.any_preference() || self.sedf.runq(p).len() < 2 {
+            return None;
+        }
+        let driver = ctx.driver_domain()?;
+        let mut driver_int = None;
+        let mut cands = std::mem::take(&mut self.candidates);
+        cands.clear();
+        for (pos, &v) in self.sedf.runq(p).iter().enumerate() {
+            let d = ctx.domain_of(v);
+            let i = if d == driver {
+                *driver_int.get_or_insert_with(|| self.driver_intensity(ctx, driver))
+            } else {
+                self.guest_intensity(ctx, d, now)
+            };
+            cands.push((i, pos));
+        }
+        // Only a domain more intensive than the head's is worth a reordering;
+        // most intensive first, equal intensities in EDF order.
+        let head = cands[0].0;
+        cands.retain(|&(i, _)| i > head);
+        cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut choice = None;
+        for &(_, pos) in &cands {
+            let v = self.sedf.runq(p)[pos];
+            let slack = self.sedf.slack_before(ctx, p, v, now);
+            if slack >= EXTRA_QUANTUM_NS {
+                choice = Some((v, slack));
+                break;
+            }
+            self.stat_no_slack += 1;
+        }
+        self.candidates = cands;
+        if choice.is_some() {
+            self.stat_preferred += 1;
+        }
+        choice
+    }
+
+    /// A run of a VCPU of `d` ended: what it received is processed, and
+    /// what it queued for sending predicts its next sending run.
+    fn run_ended(&mut self, ctx: &SchedCtx, d: DomId, now: i64) {
+        if Some(d) == ctx.driver_domain() {
+            return;
+        }
+        let st = ctx.io_stats(d);
+        let s = &mut self.doms[d.idx()];
+        s.rx_seen = st.rx_pkts;
+        let sent = since(st.tx_queued_pkts, s.tx_seen);
+        s.tx_seen = st.tx_queued_pkts;
+        if sent > 0 {
+            s.anticipated = sent;
+            s.tx_interval = s.last_tx_at.map(|t| now - t);
+            s.last_tx_at = Some(now);
+        }
+    }
+
+    /// Section 4: a run of driver-domain VCPU `c` ends. Charge the guests
+    /// for the I/O events finished since the last accounting, at most the
+    /// run's length in all, and credit the driver domain what was charged.
+    fn account(&mut self, ctx: &mut SchedCtx, c: VcpuId, now: i64) {
+        let io = &ctx.platform().io;
+        let cost = [
+            io.net_rx_ns,
+            io.net_tx_ns,
+            io.disk_read_ns,
+            io.disk_write_ns,
+        ];
+        let driver = ctx.domain_of(c);
+        let mut owed = 0i64;
+        for (i, s) in self.doms.iter_mut().enumerate() {
+            if i == driver.idx() {
+                continue;
+            }
+            let flips = &ctx.io_stats(DomId(i as u32)).io_events_by_kind;
+            for k in 0..4 {
+                let n = since(flips[k], s.flips_seen[k]);
+                s.owed += (n * cost[k]) as i64;
+            }
+            s.flips_seen = *flips;
+            owed += s.owed;
+        }
+        if owed == 0 {
+            return;
+        }
+        let ran = self.sedf.ran_ns(c, now).max(0);
+        let mut charged = 0i64;
+        for i in 0..self.doms.len() {
+            let s_owed = self.doms[i].owed;
+            if s_owed == 0 {
+                continue;
+            }
+            // The run's length, shared in proportion to what is owed.
+            let share = if owed <= ran {
+                s_owed
+            } else {
+                (s_owed as i128 * ran as i128 / owed as i128) as i64
+            };
+            if share == 0 {
+                continue;
+            }
+            self.doms[i].owed -= share;
+            // A domain's VCPUs have consecutive ids; each takes an equal part.
+            let mut vcpus = ctx.vcpus_of(DomId(i as u32));
+            let Some(first) = vcpus.next() else { continue };
+            let n = 1 + vcpus.count() as i64;
+            for k in 0..n {
+                let v = VcpuId(first.0 + k as u32);
+                let part = share / n + i64::from(k < share % n);
+                if self.sedf.charge(ctx, v, part) {
+                    charged += part;
+                    self.doms[i].charged += part;
+                } else {
+                    self.stat_uncharged_ns += part.max(0) as u64;
+                }
+            }
+        }
+        self.stat_charged_ns += charged as u64;
+        if self.sedf.in_reserved_time(c) {
+            self.stat_credited_ns += charged as u64;
+        }
+        self.sedf.credit_current(c, charged, now);
+    }
+}
+
+impl Scheduler for SedfComm {
+    fn name(&self) -> &'static str {
+        "sedf-comm"
+    }
+
+    fn init(&mut self, ctx: &mut SchedCtx) {
+        self.doms = vec![Dom::default(); ctx.ndomains()];
+        self.sedf.init(ctx);
+    }
+
+    fn init_domain(&mut self, ctx: &mut SchedCtx, dom: DomId, params: &Params) {
+        self.sedf.init_domain(ctx, dom, params);
+    }
+
+    fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+        self.sedf.insert_vcpu(ctx, v);
+    }
+
+    fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+        self.sedf.remove_vcpu(ctx, v);
+    }
+
+    fn wake(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+        self.sedf.wake(ctx, v);
+    }
+
+    fn sleep(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+        self.sedf.sleep(ctx, v);
+    }
+
+    fn do_schedule(&mut self, ctx: &mut SchedCtx, p: PcpuId) -> Decision {
+        let now = ctx.now().0 as i64;
+        // Without a driver domain there is no I/O to count or charge.
+        if let (Some(c), Some(driver)) = (ctx.current(p), ctx.driver_domain()) {
+            let d = ctx.domain_of(c);
+            if self.on.accounting && d == driver {
+                self.account(ctx, c, now);
+            }
+            self.run_ended(ctx, d, now);
+        }
+        self.sedf.desched_current(ctx, p, now);
+        self.sedf.update_queues(p, now);
+        let prefer = self.choose(ctx, p, now);
+        self.sedf.pick(p, now, prefer)
+    }
+
+    fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
+        self.sedf.pick_cpu(ctx, v)
+    }
+
+    fn migrate(&mut self, ctx: &mut SchedCtx, v: VcpuId, to: PcpuId) {
+        self.sedf.migrate(ctx, v, to);
+    }
+
+    fn adjust(&mut self, ctx: &mut SchedCtx, dom: DomId, params: &Params) {
+        self.sedf.adjust(ctx, dom, params);
+    }
+
+    fn adjust_global(&mut self, ctx: &mut SchedCtx, params: &Params) {
+        let was = self.on.accounting;
+        self.on = Switches::from(params);
+        if self.on.accounting && !was {
+            // Accounting starts now: I/O done before is nobody's debt.
+            for (i, s) in self.doms.iter_mut().enumerate() {
+                s.flips_seen = ctx.io_stats(DomId(i as u32)).io_events_by_kind;
+                s.owed = 0;
+            }
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut c = self.sedf.counters();
+        c.extend([
+            ("comm_preferred", self.stat_preferred),
+            ("comm_no_slack", self.stat_no_slack),
+            ("io_charged_ns", self.stat_charged_ns),
+            ("io_uncharged_ns", self.stat_uncharged_ns),
+            ("dom0_credited_ns", self.stat_credited_ns),
+        ]);
+        c
+    }
+
+    fn dump(&self, ctx: &SchedCtx) -> String {
+        use std::fmt::Write;
+        let mut s = self.sedf.dump(ctx);
+        let now = ctx.now().0 as i64;
+        let driver = ctx.driver_domain();
+        for i in 0..self.doms.len() {
+            let d = DomId(i as u32);
+            let intensity = if Some(d) == driver {
+                self.driver_intensity(ctx, d)
+            } else {
+                self.guest_intensity(ctx, d, now)
+            };
+            let extra: i64 = ctx.vcpus_of(d).map(|v| self.sedf.extra_time_ns(v)).sum();
+            let _ = writeln!(
+                s,
+                "dom{i}: intensity={intensity} anticipated={} owed={} charged={} extra={extra}",
+                self.doms[i].anticipated_at(now),
+                self.doms[i].owed,
+                self.doms[i].charged,
+            );
+        }
+        s
+    }
+}
