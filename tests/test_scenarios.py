@@ -35,7 +35,11 @@ def test_every_scenario_runs(path):
     short = Scenario(sc.data, duration_s=warmup + 3, source=str(path))
     r = vmsched.run(short)
     assert r.summary["events"] > 0
-    assert len(r.summary["domains"]) == len(sc.data["domain"])
+    if sc.is_cluster:
+        n_domains = sum(len(h["domain"]) for h in sc.data["host"])
+    else:
+        n_domains = len(sc.data["domain"])
+    assert len(r.summary["domains"]) == n_domains
 
 
 def shares(name: str) -> dict[str, float]:

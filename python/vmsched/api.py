@@ -9,7 +9,10 @@
 `run` also takes a `Scenario` built as Python objects, or a plain dict. With
 `out`, `trace=True` and `xentrace=True` also stream the scheduler's events
 into `out/trace.txt` (ftrace text, for the Perfetto UI) and
-`out/trace.xentrace` (Xen's binary trace records); docs/trace.md.
+`out/trace.xentrace` (Xen's binary trace records); docs/trace.md. A
+cluster scenario (`[[host]]` tables) runs all its hosts together; its summary
+has `hosts` (each host's own summary) and `domains` (every domain, with its
+`host`), and its time series a `host` column.
 """
 
 from __future__ import annotations
@@ -39,13 +42,13 @@ TRACE_FILES = {"trace": "trace.txt", "xentrace": "trace.xentrace"}
 
 
 class Result:
-    """The results of one run."""
+    """The results of one run (of one host, or of a cluster)."""
 
     def __init__(
         self,
         scenario: Scenario,
         summary: dict[str, Any],
-        series: dict[str, Any],
+        series: dict[str, Any] | list[tuple[str, dict[str, Any]]],
         traces: dict[str, Path] | None = None,
     ):
         self.scenario = scenario
@@ -56,30 +59,66 @@ class Result:
         self.traces = dict(traces or {})
 
     @property
+    def is_cluster(self) -> bool:
+        """Is this the result of a cluster of hosts?"""
+        return bool(self.summary.get("cluster"))
+
+    @property
     def timeseries(self):
-        """One row per (sample time, domain or VCPU); `vcpu` is null on domain rows."""
+        """One row per (sample time, domain or VCPU); `vcpu` is null on domain
+        rows. A cluster's has a `host` column after `time_s`."""
         if self._df is None:
-            self._df = series_frame(self._series)
+            if isinstance(self._series, list):
+                self._df = cluster_series_frame(self._series)
+            else:
+                self._df = series_frame(self._series)
         return self._df
 
     @property
     def plot(self):
-        """Figures of this run: `r.plot.cpu()`, `r.plot.latency()` (vmsched.plot.Plots)."""
+        """Figures of this run: `r.plot.cpu()`, `r.plot.latency()` (vmsched.plot.Plots);
+        of a cluster, one host's: `r.host("n1").plot.cpu()`."""
         from vmsched.plot import Plots
 
+        if self.is_cluster:
+            raise ScenarioError(
+                "the figures are of one host; expected r.host(NAME).plot on a cluster's result",
+                path="plot",
+            )
         return Plots(self)
 
+    def host(self, name: str) -> Result:
+        """One host of a cluster's result, as a single-host Result (its own
+        summary and time series)."""
+        if not self.is_cluster:
+            raise KeyError("not a cluster's result; it has one host")
+        names = [h["name"] for h in self.summary["hosts"]]
+        if name not in names:
+            raise KeyError(f"no host {name!r}; the hosts are {', '.join(names)}")
+        i = names.index(name)
+        return Result(self.scenario, self.summary["hosts"][i], self._series[i][1])
+
+    def _label(self, d: dict[str, Any]) -> str:
+        return f"{d['host']}/{d['name']}" if "host" in d else d["name"]
+
     def domain(self, name: str) -> dict[str, Any]:
-        """The summary of one domain, by name."""
-        for d in self.summary["domains"]:
-            if d["name"] == name:
-                return d
-        names = ", ".join(d["name"] for d in self.summary["domains"])
+        """The summary of one domain, by name (`host/name` in a cluster; a
+        bare name if only one host has it)."""
+        doms = self.summary["domains"]
+        found = [d for d in doms if self._label(d) == name] or [
+            d for d in doms if d["name"] == name
+        ]
+        if len(found) == 1:
+            return found[0]
+        names = ", ".join(self._label(d) for d in doms)
+        if found:
+            raise KeyError(f"{name!r} is on several hosts; name one of {names}")
         raise KeyError(f"no domain {name!r}; the domains are {names}")
 
     def cpu_pct(self) -> dict[str, float]:
-        """CPU % per domain (xentop's convention: 100 = one PCPU)."""
-        return {d["name"]: d["cpu_pct"] for d in self.summary["domains"]}
+        """CPU % per domain (xentop's convention: 100 = one PCPU); keyed
+        `host/name` in a cluster."""
+        return {self._label(d): d["cpu_pct"] for d in self.summary["domains"]}
 
     def save(self, out: str | Path) -> Path:
         """Write summary.json and timeseries.parquet into `out`, each whole or not at all."""
@@ -90,6 +129,8 @@ class Result:
 
     def __repr__(self) -> str:
         shares = ", ".join(f"{k}={v:.1f}%" for k, v in self.cpu_pct().items())
+        if self.is_cluster:
+            return f"<Result cluster of {len(self.summary['hosts'])} hosts: {shares}>"
         return f"<Result {self.summary['scheduler']}: {shares}>"
 
 
@@ -116,6 +157,18 @@ def series_frame(raw: dict[str, Any]):
     df.loc[vcpu < 0, "vcpu"] = pd.NA
     df["domain"] = df["domain"].astype(str)
     return df
+
+
+def cluster_series_frame(raw: list[tuple[str, dict[str, Any]]]):
+    """Each host's frame with a `host` column (after `time_s`), one after another."""
+    import pandas as pd
+
+    frames = []
+    for host, columns in raw:
+        df = series_frame(columns)
+        df.insert(1, "host", host)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
 
 
 def prepare_out_dir(out: str | Path) -> Path:
@@ -268,10 +321,18 @@ def run(
         for option, value in (("trace", trace), ("xentrace", xentrace))
         if (path := _trace_target(option, value, out)) is not None
     }
+    if targets and sc.is_cluster:
+        option = next(iter(targets))
+        raise ScenarioError(
+            "traces one host's scheduler; a cluster scenario has several hosts "
+            "(run one host's scenario to trace it)",
+            file=sc.source,
+            path=option,
+        )
     if out is not None:
         prepare_out_dir(out)
     try:
-        sim = _core.Sim(sc.to_json())
+        sim = _core.Cluster(sc.to_json()) if sc.is_cluster else _core.Sim(sc.to_json())
     except Exception as exc:  # noqa: BLE001 - translated
         raise from_core(exc, sc.source) from None
     if targets:
@@ -301,7 +362,8 @@ def run(
                 break
     except BaseException as exc:
         # No partial trace file is left (nor waits for the garbage collector).
-        sim.discard_trace()
+        if targets:
+            sim.discard_trace()
         if isinstance(exc, Exception):
             raise from_core(exc, sc.source) from None
         raise

@@ -29,7 +29,7 @@ import vmsched
 from vmsched import compare as compare_cmd
 from vmsched import monitor
 from vmsched import plot as plot_cmd
-from vmsched.api import TRACE_FILES, Result, prepare_out_dir, write_atomic
+from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
 from vmsched.bench import REPEATS, run_benchmarks
 from vmsched.errors import InternalError, ScenarioError, unknown_name
 from vmsched.scenario import Scenario, read
@@ -89,15 +89,14 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
     return sc, given
 
 
-def _run_table(result: Result, verbose: bool) -> Table:
+def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) -> Table:
     """One row per domain (and per VCPU of multi-VCPU domains, or with -v)."""
-    s = result.summary
-    measured_ns = s["measured_s"] * 1e9
+    measured_ns = measured_s * 1e9
     table = Table(show_edge=False, header_style="bold")
     table.add_column("domain", no_wrap=True)
     for col in ("CPU %", "runnable %", "blocked %", "ctx switches", "wake p50 µs", "wake p99 µs"):
         table.add_column(col, justify="right")
-    for d in s["domains"]:
+    for d in domains:
         vcpus = d["vcpus"]
         single = len(vcpus) == 1
         lat = vcpus[0]["wake_latency_us"] if single else None
@@ -125,9 +124,8 @@ def _run_table(result: Result, verbose: bool) -> Table:
     return table
 
 
-def _io_table(result: Result) -> Table | None:
+def _io_table(doms: list[dict[str, Any]]) -> Table | None:
     """XenMon's and xentop's I/O view of each domain, if the run did any I/O."""
-    doms = result.summary["domains"]
     if not any(d.get("xenmon", {}).get("io_count") for d in doms):
         return None
     table = Table(show_edge=False, header_style="bold", title="I/O (XenMon, xentop)")
@@ -146,6 +144,45 @@ def _io_table(result: Result) -> Table | None:
             f"{xt['vbd_wr']:,}",
         )
     return table
+
+
+def _print_host(
+    out: Console, s: dict[str, Any], verbose: bool, label: str = "", note: str = ""
+) -> None:
+    """One host's line, `note` (if any), table and workload metrics (`label`
+    prefixes a cluster host's line with its name)."""
+    warm = f" after a {s['warmup_s']:g} s warm-up" if s["warmup_s"] else ""
+    pcpus = s["host"]["pcpus"]
+    # A cluster's hosts draw from streams derived from the cluster's seed.
+    seed = "" if label else f", seed {s['seed']}"
+    out.print(
+        f"{label}{s['scheduler']} on {pcpus} PCPU{'s' if pcpus > 1 else ''}{seed}: "
+        f"{s['measured_s']:g} s measured{warm}"
+    )
+    if note:
+        out.print(note)
+    out.print(_run_table(s["domains"], s["measured_s"], verbose))
+    io = _io_table(s["domains"])
+    if io is not None:
+        out.print(io)
+    for d in s["domains"]:
+        out.print(f"{d['name']}: {_workload_text(d['workload'])}")
+    if verbose:
+        params = ", ".join(f"{k}={v}" for k, v in s["scheduler_params"].items())
+        counters = ", ".join(f"{k}={v}" for k, v in s["scheduler_counters"].items())
+        out.print(f"scheduler parameters: {params}")
+        out.print(f"scheduler counters: {counters}")
+
+
+def _print_jobs(out: Console, jobs: list[dict[str, Any]]) -> None:
+    """The parallel jobs' completion times."""
+    for j in jobs:
+        done = j["completion_s"]
+        when = f"completed in {done:.4g} s" if done is not None else "not completed"
+        out.print(
+            f"{j['kind']} job {', '.join(j['processes'])}: {when} "
+            f"({j['iterations_done']} iterations)"
+        )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -175,24 +212,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = _console()
     if s["title"]:
         out.print(Text(s["title"], style="bold"))
-    warm = f" after a {s['warmup_s']:g} s warm-up" if s["warmup_s"] else ""
-    pcpus = s["host"]["pcpus"]
-    out.print(
-        f"{s['scheduler']} on {pcpus} PCPU{'s' if pcpus > 1 else ''}, seed {s['seed']}: "
-        f"{s['measured_s']:g} s measured{warm}"
-    )
-    out.print(f"{s['events']:,} events simulated in {s['wall_s']:.3f} s")
-    out.print(_run_table(result, args.verbose))
-    io = _io_table(result)
-    if io is not None:
-        out.print(io)
-    for d in s["domains"]:
-        out.print(f"{d['name']}: {_workload_text(d['workload'])}")
-    if args.verbose:
-        params = ", ".join(f"{k}={v}" for k, v in s["scheduler_params"].items())
-        counters = ", ".join(f"{k}={v}" for k, v in s["scheduler_counters"].items())
-        out.print(f"scheduler parameters: {params}")
-        out.print(f"scheduler counters: {counters}")
+    if result.is_cluster:
+        out.print(f"a cluster of {len(s['hosts'])} hosts, seed {s['seed']}")
+        out.print(f"{s['events']:,} events simulated in {s['wall_s']:.3f} s")
+        for h in s["hosts"]:
+            out.print()
+            _print_host(out, h, args.verbose, label=f"host {h['name']}: ")
+    else:
+        events = f"{s['events']:,} events simulated in {s['wall_s']:.3f} s"
+        _print_host(out, s, args.verbose, note=events)
+    _print_jobs(out, s.get("jobs", []))
     if args.out is not None:
         files = ["summary.json", "timeseries.parquet"]
         files += [path.name for path in result.traces.values()]

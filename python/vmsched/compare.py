@@ -625,6 +625,13 @@ def _base_scenario(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario
         sc = Scenario(scenario)
     else:
         sc = read(scenario)
+    if sc.is_cluster:
+        raise ScenarioError(
+            "is a list of [[host]] tables (a cluster); expected a single-host scenario "
+            "(vmsched compare varies one host's scheduler)",
+            file=sc.source,
+            path="host",
+        )
     return sc.validate()
 
 

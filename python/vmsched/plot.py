@@ -505,6 +505,11 @@ def _read_summary(path: Path) -> dict[str, Any]:
             f"cannot be read as JSON ({exc}); expected the summary.json of {RESULT_FOLDER}",
             file=str(path),
         ) from None
+    if isinstance(summary, dict) and summary.get("cluster") is True:
+        raise ScenarioError(
+            "is the summary of a cluster of hosts; vmsched plot draws one host's run",
+            file=str(path),
+        )
     problem = _summary_problem(summary)
     if problem is not None:
         raise ScenarioError(

@@ -8,6 +8,10 @@ simulated. `Scenario` is a light builder over that tree::
     sc.add_domain("vm1", workload="cpu-hog", weight=512)
     sc.add_domain("vm2", workload={"kind": "duty-cycle", "util_pct": 20})
     r = vmsched.run(sc)
+
+A cluster of hosts is the same tree with a list of host tables (`[[host]]`
+in TOML, each with its own `name`, scheduler and domains) instead of one
+`[host]`; `Scenario(tree)` holds one as well (`is_cluster` is then true).
 """
 
 from __future__ import annotations
@@ -62,7 +66,13 @@ class Scenario:
         _put(self.data, "run", "warmup_s", warmup_s)
         _put(self.data, "run", "seed", seed)
         _put(self.data, "run", "sample_ms", sample_ms)
-        self.data.setdefault("domain", [])
+        if not self.is_cluster:
+            self.data.setdefault("domain", [])
+
+    @property
+    def is_cluster(self) -> bool:
+        """Is this a cluster of hosts (a list of `[[host]]` tables)?"""
+        return isinstance(self.data.get("host"), list)
 
     def add_domain(
         self,
@@ -75,8 +85,10 @@ class Scenario:
         driver: bool | None = None,
         affinity: list[int] | str | None = None,
         sched: dict[str, Any] | None = None,
+        host: str | None = None,
     ) -> Scenario:
-        """Append a domain; returns self so calls can be chained."""
+        """Append a domain (in a cluster, to the host named `host`); returns
+        self so calls can be chained."""
         dom: dict[str, Any] = {"name": name}
         for key, val in (
             ("vcpus", vcpus),
@@ -90,7 +102,58 @@ class Scenario:
         if sched:
             dom["sched"] = dict(sched)
         dom["workload"] = {"kind": workload} if isinstance(workload, str) else dict(workload)
-        self.data["domain"].append(dom)
+        self._domains_of(host).append(dom)
+        return self
+
+    def _domains_of(self, host: str | None) -> list[dict[str, Any]]:
+        """The domain list of this scenario, or of host `host` of a cluster."""
+        if not self.is_cluster:
+            if host is not None:
+                raise ScenarioError(
+                    f'host="{host}" given, but this scenario has one host; '
+                    "expected no host, or a cluster built with add_host",
+                    path="host",
+                )
+            return self.data["domain"]
+        names = [h.get("name") for h in self.data["host"] if isinstance(h, dict)]
+        for h in self.data["host"]:
+            if isinstance(h, dict) and h.get("name") == host:
+                return h.setdefault("domain", [])
+        raise ScenarioError(
+            f"host={host!r} names no host of this cluster; expected one of "
+            + ", ".join(str(n) for n in names),
+            path="host",
+        )
+
+    def add_host(
+        self,
+        name: str,
+        *,
+        pcpus: int | None = None,
+        topology: dict[str, int] | None = None,
+        scheduler: str | dict[str, Any] | None = None,
+        profile: str | dict[str, Any] | None = None,
+    ) -> Scenario:
+        """Append a host to a cluster (a scenario built without `pcpus`,
+        `topology` or `profile` becomes one); returns self. Add its domains
+        with `add_domain(..., host=name)`."""
+        if not self.is_cluster:
+            if self.data.get("host") or self.data.get("domain") or self.data.get("scheduler"):
+                raise ScenarioError(
+                    "this scenario already has a [host], [scheduler] or domains; "
+                    "expected a scenario built without them to make a cluster",
+                    path="host",
+                )
+            self.data.pop("domain", None)
+            self.data["host"] = []
+        h: dict[str, Any] = {"name": name}
+        for key, val in (("pcpus", pcpus), ("topology", topology), ("profile", profile)):
+            if val is not None:
+                h[key] = val
+        if scheduler is not None:
+            h["scheduler"] = {"name": scheduler} if isinstance(scheduler, str) else dict(scheduler)
+        h["domain"] = []
+        self.data["host"].append(h)
         return self
 
     def add_action(self, at_s: float, domain: str | None = None, **params: Any) -> Scenario:
@@ -123,13 +186,25 @@ class Scenario:
         return float(self.data.get("run", {}).get("duration_s", 60.0))
 
     def __repr__(self) -> str:
+        if self.is_cluster:
+            names = [h.get("name") if isinstance(h, dict) else None for h in self.data["host"]]
+            return f"Scenario(cluster, hosts={names!r})"
         name = self.data.get("scheduler", {}).get("name")
         return f"Scenario(scheduler={name!r}, domains={len(self.data.get('domain', []))})"
 
 
 def _resolve_profile(data: dict[str, Any], base: Path, file: str) -> None:
-    """A profile given as a path to a TOML file is read and inlined."""
+    """A profile given as a path to a TOML file is read and inlined (in each
+    host of a cluster)."""
     host = data.get("host")
+    if isinstance(host, list):
+        for i, h in enumerate(host):
+            _resolve_host_profile(h, base, file, f"host[{i}].profile")
+    else:
+        _resolve_host_profile(host, base, file, "host.profile")
+
+
+def _resolve_host_profile(host: Any, base: Path, file: str, path: str) -> None:
     if not isinstance(host, dict):
         return
     prof = host.get("profile")
@@ -142,12 +217,10 @@ def _resolve_profile(data: dict[str, Any], base: Path, file: str) -> None:
                 f'"{prof}" does not exist (looked for {p}); expected a built-in profile name '
                 "or the path of a profile TOML file",
                 file=file,
-                path="host.profile",
+                path=path,
             ) from None
         except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(
-                f"TOML syntax error in {p}: {exc}", file=file, path="host.profile"
-            ) from None
+            raise ScenarioError(f"TOML syntax error in {p}: {exc}", file=file, path=path) from None
 
 
 def read(path: str | Path) -> Scenario:

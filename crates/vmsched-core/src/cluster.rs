@@ -7,7 +7,8 @@
 //! are shared. Workloads address other hosts' domains by host and domain
 //! name. A packet to another host leaves through the sender's driver domain
 //! and NIC (serialised at the sender's line rate, then its latency), enters
-//! the other host's NIC (serialised again, as by a store-and-forward switch)
+//! the other host's NIC when it gets there (serialised again, as by a
+//! store-and-forward switch, behind the packets that got there before it)
 //! and its driver domain, and reaches the domain.
 //!
 //! The hosts' events are interleaved in time order (ties: lower host index
@@ -16,12 +17,15 @@
 
 use crate::engine::Simulation;
 use crate::error::{suggestion, ScenarioError, SimError};
-use crate::io::Directory;
+use crate::io::{Directory, IoReq};
 use crate::rng::stream_key;
+use crate::scenario::DomainSpec;
 use crate::scenario::Scenario;
 use crate::time::Time;
+use crate::workload::Workload;
 use crate::Progress;
 use serde_json::{json, Map, Value as Json};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The keys of a `[[host]]` table that go to the host's own `[host]`.
@@ -205,14 +209,32 @@ pub struct Cluster {
     title: String,
     hosts: Vec<(String, Simulation)>,
     seed: u64,
+    /// Packets between hosts, by when they reach the receiving host's
+    /// switch port (then a sequence number): each enters its NIC at that
+    /// instant, so packets from several hosts queue there in arrival order.
+    wire: BTreeMap<(Time, u64), (u32, IoReq)>,
+    sent: u64,
 }
 
 impl Cluster {
     /// Build every host.
     pub fn new(sc: &ClusterScenario) -> Result<Cluster, SimError> {
+        Cluster::new_with_workloads(sc, |_, _, _| None)
+    }
+
+    /// Like [`Cluster::new`], but `custom(host, index, domain)` may supply
+    /// the workload of domain number `index` of host number `host` instead
+    /// of its `[host.domain.workload]` (for tests and experiments with
+    /// workloads the registry does not have).
+    pub fn new_with_workloads(
+        sc: &ClusterScenario,
+        mut custom: impl FnMut(usize, usize, &DomainSpec) -> Option<Box<dyn Workload>>,
+    ) -> Result<Cluster, SimError> {
         let mut hosts = Vec::new();
         for (i, (name, s)) in sc.hosts.iter().enumerate() {
-            let sim = Simulation::new_in_cluster(s, i as u32, sc.directory.clone())?;
+            let sim = Simulation::new_in_cluster(s, i as u32, sc.directory.clone(), |d, spec| {
+                custom(i, d, spec)
+            })?;
             hosts.push((name.clone(), sim));
         }
         let seed = sc.hosts[0].1.run.seed ^ stream_key(&sc.hosts[0].0);
@@ -220,17 +242,19 @@ impl Cluster {
             title: sc.title.clone(),
             hosts,
             seed,
+            wire: BTreeMap::new(),
+            sent: 0,
         };
-        c.forward();
+        c.collect();
         Ok(c)
     }
 
-    /// Move packets between hosts.
-    fn forward(&mut self) {
+    /// Put the packets the hosts sent to each other on the wire.
+    fn collect(&mut self) {
         for i in 0..self.hosts.len() {
-            let out = self.hosts[i].1.take_outbox();
-            for (at, to, r) in out {
-                self.hosts[to as usize].1.inject_from_host(at, r);
+            for (at, to, r) in self.hosts[i].1.take_outbox() {
+                self.wire.insert((at, self.sent), (to, r));
+                self.sent += 1;
             }
         }
     }
@@ -244,12 +268,22 @@ impl Cluster {
                 .enumerate()
                 .filter_map(|(i, (_, s))| s.next_event_time().map(|t| (t, i)))
                 .min();
-            let Some((t, i)) = next else { break };
-            if t > until {
-                break;
+            let Some((t, i)) = next else {
+                break; // every host has finished
+            };
+            // A packet reaching a port goes before a host's event at the
+            // same instant.
+            match self.wire.keys().next() {
+                Some(&(a, _)) if a <= t && a <= until => {
+                    let ((at, _), (to, r)) = self.wire.pop_first().expect("an arrival");
+                    self.hosts[to as usize].1.inject_from_host(at, r);
+                }
+                _ if t <= until => {
+                    self.hosts[i].1.step_one()?;
+                    self.collect();
+                }
+                _ => break,
             }
-            self.hosts[i].1.step_one()?;
-            self.forward();
         }
         Ok(self.progress())
     }
@@ -282,6 +316,10 @@ impl Cluster {
         let mut domains = Vec::new();
         for (name, sim) in &self.hosts {
             let mut s = sim.summary(wall_s);
+            // Jobs may span hosts: they are the cluster's, below.
+            if let Some(o) = s.as_object_mut() {
+                o.remove("jobs");
+            }
             if let Some(ds) = s["domains"].as_array() {
                 for d in ds {
                     let mut d = d.clone();
@@ -292,6 +330,21 @@ impl Cluster {
             s["name"] = Json::String(name.clone());
             hosts.push(s);
         }
+        let mut procs = Vec::new();
+        for (i, (name, sim)) in self.hosts.iter().enumerate() {
+            for (d, spec) in sim.scenario().domains.iter().enumerate() {
+                if spec.workload.kind == "bsp" {
+                    let metrics = &hosts[i]["domains"][d]["workload"];
+                    procs.push((
+                        name.as_str(),
+                        spec.name.as_str(),
+                        &spec.workload.params,
+                        metrics,
+                    ));
+                }
+            }
+        }
+        let jobs = crate::workload::bsp::jobs(&procs, true);
         let first = &hosts[0];
         json!({
             "vmsched_version": env!("CARGO_PKG_VERSION"),
@@ -305,6 +358,7 @@ impl Cluster {
             "wall_s": wall_s,
             "hosts": hosts,
             "domains": domains,
+            "jobs": jobs,
         })
     }
 }

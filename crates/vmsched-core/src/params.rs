@@ -25,6 +25,9 @@ pub enum ParamKind {
     /// A name (a non-empty string without spaces), such as a domain's; its
     /// owner checks what it names.
     Name,
+    /// A list of names (each as [`ParamKind::Name`]), such as the domains
+    /// a workload talks to; its owner checks what they name.
+    NameList,
     /// A list of tables (TOML `[[x]]` or `x = [{...}, ...]`), each validated
     /// against these field declarations.
     TableList(&'static [ParamSpec]),
@@ -49,7 +52,7 @@ pub enum Default {
     Bool(bool),
     Str(&'static str),
     FloatList(&'static [f64]),
-    /// An empty [`ParamKind::TableList`].
+    /// An empty [`ParamKind::TableList`] or [`ParamKind::NameList`].
     EmptyList,
     /// The parameter must be given.
     Required,
@@ -161,6 +164,7 @@ pub enum Value {
     Bool(bool),
     Str(String),
     FloatList(Vec<f64>),
+    NameList(Vec<String>),
     TableList(Vec<Params>),
 }
 
@@ -173,6 +177,7 @@ impl Value {
             Value::Bool(b) => Json::from(*b),
             Value::Str(s) => Json::from(s.clone()),
             Value::FloatList(v) => Json::from(v.clone()),
+            Value::NameList(v) => Json::from(v.clone()),
             Value::TableList(v) => Json::from(v.iter().map(Params::to_json).collect::<Vec<_>>()),
         }
     }
@@ -237,6 +242,14 @@ impl Params {
         match self.get(name) {
             Value::FloatList(v) => v,
             v => panic!("parameter '{name}' is {v:?}, not a list"),
+        }
+    }
+
+    /// A list-of-names parameter.
+    pub fn name_list(&self, name: &str) -> &[String] {
+        match self.get(name) {
+            Value::NameList(v) => v,
+            v => panic!("parameter '{name}' is {v:?}, not a list of names"),
         }
     }
 
@@ -332,6 +345,7 @@ impl ParamSpec {
                 fmt_num(*max)
             ),
             ParamKind::Name => "a name (a non-empty string without spaces)".into(),
+            ParamKind::NameList => "a list of names (non-empty strings without spaces)".into(),
             ParamKind::TableList(fields) => format!(
                 "a list of tables with {}",
                 fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
@@ -362,6 +376,7 @@ impl ParamSpec {
             ParamKind::Version { min, max } => format!("{min}..{max}"),
             ParamKind::FloatList { min, max } => format!("[{}..{}]", fmt_num(*min), fmt_num(*max)),
             ParamKind::Name => "name".into(),
+            ParamKind::NameList => "[name, ...]".into(),
             ParamKind::TableList(fields) => format!(
                 "[{{{}}}, ...]",
                 fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
@@ -376,7 +391,10 @@ impl ParamSpec {
             Default::Bool(b) => Value::Bool(*b),
             Default::Str(s) => Value::Str((*s).to_string()),
             Default::FloatList(v) => Value::FloatList(v.to_vec()),
-            Default::EmptyList => Value::TableList(Vec::new()),
+            Default::EmptyList => match self.kind {
+                ParamKind::NameList => Value::NameList(Vec::new()),
+                _ => Value::TableList(Vec::new()),
+            },
             Default::Required => return None,
         })
     }
@@ -511,6 +529,27 @@ pub fn validate_one(spec: &ParamSpec, v: &Json, path: &str) -> Result<Value, Sce
                 )));
             }
             Ok(Value::Str(s.to_string()))
+        }
+        ParamKind::NameList => {
+            let arr = v.as_array().ok_or_else(wrong_type)?;
+            let mut out = Vec::with_capacity(arr.len());
+            for (i, x) in arr.iter().enumerate() {
+                let p = format!("{path}[{i}]");
+                let s = x.as_str().ok_or_else(|| {
+                    ScenarioError::new(
+                        &p,
+                        format!("{} is {}; expected a name", show(x), json_type_name(x)),
+                    )
+                })?;
+                if s.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                    return Err(ScenarioError::new(
+                        &p,
+                        format!("\"{s}\" is not allowed; expected a non-empty name without spaces"),
+                    ));
+                }
+                out.push(s.to_string());
+            }
+            Ok(Value::NameList(out))
         }
         ParamKind::TableList(fields) => {
             let arr = v.as_array().ok_or_else(wrong_type)?;

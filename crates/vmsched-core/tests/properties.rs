@@ -205,7 +205,10 @@ fn value_of(spec: &ParamSpec) -> Option<BoxedStrategy<Json>> {
             assert!(!ok.is_empty(), "no known release in {min}..{max}");
             prop::sample::select(ok).prop_map(Json::from).boxed()
         }
-        ParamKind::FloatList { .. } | ParamKind::Name | ParamKind::TableList(_) => return None,
+        ParamKind::FloatList { .. }
+        | ParamKind::Name
+        | ParamKind::NameList
+        | ParamKind::TableList(_) => return None,
     })
 }
 

@@ -8,8 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use vmsched_core::cluster::is_cluster;
 use vmsched_core::trace::{self, TraceError};
-use vmsched_core::{Scenario, SimError, Simulation, Time};
+use vmsched_core::{Cluster, ClusterScenario, Scenario, SimError, Simulation, Time};
 
 create_exception!(
     _core,
@@ -62,17 +63,41 @@ fn trace_to_py(e: TraceError) -> PyErr {
     PyOSError::new_err((errno, strerror, e.path.to_string_lossy().into_owned()))
 }
 
-fn parse(json: &str) -> PyResult<Scenario> {
-    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| {
+fn tree(json: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(json).map_err(|e| {
         InternalError::new_err(format!("bad scenario JSON from the front end: {e} ({BUG})"))
-    })?;
+    })
+}
+
+/// A single-host scenario; a cluster is refused with a ScenarioError.
+fn parse(json: &str) -> PyResult<Scenario> {
+    let v = tree(json)?;
+    if is_cluster(&v) {
+        return Err(ScenarioError::new_err((
+            "host".to_string(),
+            "is a list of [[host]] tables (a cluster); this takes a single-host scenario \
+             with one [host] table"
+                .to_string(),
+        )));
+    }
     Scenario::from_json(&v).map_err(|e| to_py(e.into()))
 }
 
-/// Validate a scenario given as JSON text; raises ScenarioError.
+fn parse_cluster(json: &str) -> PyResult<ClusterScenario> {
+    ClusterScenario::from_json(&tree(json)?).map_err(|e| to_py(e.into()))
+}
+
+/// Validate a scenario (one host, or a cluster of `[[host]]` tables) given
+/// as JSON text; raises ScenarioError.
 #[pyfunction]
 fn validate(json: &str) -> PyResult<()> {
-    guarded(|| parse(json).map(|_| ()))
+    guarded(|| {
+        if is_cluster(&tree(json)?) {
+            parse_cluster(json).map(|_| ())
+        } else {
+            parse(json).map(|_| ())
+        }
+    })
 }
 
 /// Every scheduler, workload and profile with its parameters, as JSON text.
@@ -96,6 +121,48 @@ fn bench_cases(sched: &str, short: bool) -> PyResult<Vec<(String, String, String
             })
             .collect())
     })
+}
+
+/// One host's time series as raw little-endian columns plus domain names.
+fn series_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, PyDict>> {
+    let s = sim.series();
+    let d = PyDict::new(py);
+    fn bytes<T: Copy>(v: &[T], f: impl Fn(T) -> Vec<u8>) -> Vec<u8> {
+        v.iter().flat_map(|&x| f(x)).collect()
+    }
+    d.set_item(
+        "time_s",
+        PyBytes::new(py, &bytes(&s.time_s, |x: f64| x.to_le_bytes().to_vec())),
+    )?;
+    d.set_item(
+        "domain",
+        PyBytes::new(py, &bytes(&s.domain, |x: u32| x.to_le_bytes().to_vec())),
+    )?;
+    d.set_item(
+        "vcpu",
+        PyBytes::new(py, &bytes(&s.vcpu, |x: i32| x.to_le_bytes().to_vec())),
+    )?;
+    d.set_item(
+        "cpu_pct",
+        PyBytes::new(py, &bytes(&s.cpu_pct, |x: f32| x.to_le_bytes().to_vec())),
+    )?;
+    d.set_item(
+        "runnable_pct",
+        PyBytes::new(
+            py,
+            &bytes(&s.runnable_pct, |x: f32| x.to_le_bytes().to_vec()),
+        ),
+    )?;
+    d.set_item(
+        "blocked_pct",
+        PyBytes::new(
+            py,
+            &bytes(&s.blocked_pct, |x: f32| x.to_le_bytes().to_vec()),
+        ),
+    )?;
+    let names: Vec<String> = sim.domains().iter().map(|d| d.name.clone()).collect();
+    d.set_item("domain_names", names)?;
+    Ok(d)
 }
 
 /// One simulation.
@@ -134,46 +201,7 @@ impl Sim {
 
     /// The time series as raw little-endian columns plus domain names.
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        guarded(|| {
-            let s = self.sim.series();
-            let d = PyDict::new(py);
-            fn bytes<T: Copy>(v: &[T], f: impl Fn(T) -> Vec<u8>) -> Vec<u8> {
-                v.iter().flat_map(|&x| f(x)).collect()
-            }
-            d.set_item(
-                "time_s",
-                PyBytes::new(py, &bytes(&s.time_s, |x: f64| x.to_le_bytes().to_vec())),
-            )?;
-            d.set_item(
-                "domain",
-                PyBytes::new(py, &bytes(&s.domain, |x: u32| x.to_le_bytes().to_vec())),
-            )?;
-            d.set_item(
-                "vcpu",
-                PyBytes::new(py, &bytes(&s.vcpu, |x: i32| x.to_le_bytes().to_vec())),
-            )?;
-            d.set_item(
-                "cpu_pct",
-                PyBytes::new(py, &bytes(&s.cpu_pct, |x: f32| x.to_le_bytes().to_vec())),
-            )?;
-            d.set_item(
-                "runnable_pct",
-                PyBytes::new(
-                    py,
-                    &bytes(&s.runnable_pct, |x: f32| x.to_le_bytes().to_vec()),
-                ),
-            )?;
-            d.set_item(
-                "blocked_pct",
-                PyBytes::new(
-                    py,
-                    &bytes(&s.blocked_pct, |x: f32| x.to_le_bytes().to_vec()),
-                ),
-            )?;
-            let names: Vec<String> = self.sim.domains().iter().map(|d| d.name.clone()).collect();
-            d.set_item("domain_names", names)?;
-            Ok(d)
-        })
+        guarded(|| series_dict(py, &self.sim))
     }
 
     /// Act on a domain now as `xl` would: `changes` is a JSON object with the
@@ -253,12 +281,61 @@ impl Sim {
     }
 }
 
+/// A cluster of hosts joined by a network, simulated together.
+#[pyclass(unsendable, name = "Cluster")]
+struct ClusterSim {
+    cluster: Cluster,
+}
+
+#[pymethods]
+impl ClusterSim {
+    #[new]
+    fn new(json: &str) -> PyResult<ClusterSim> {
+        guarded(|| {
+            let sc = parse_cluster(json)?;
+            let cluster = Cluster::new(&sc).map_err(to_py)?;
+            Ok(ClusterSim { cluster })
+        })
+    }
+
+    /// Simulate every host up to `until_ns`; returns (now_ns, end_ns,
+    /// events, finished), `now_ns` being the host that is furthest behind.
+    fn run_until(&mut self, py: Python<'_>, until_ns: u64) -> PyResult<(u64, u64, u64, bool)> {
+        guarded(|| {
+            let c = &mut self.cluster;
+            let p = py.detach(|| c.run_until(Time(until_ns))).map_err(to_py)?;
+            Ok((p.now.0, p.end.0, p.events, p.finished))
+        })
+    }
+
+    /// The cluster summary as JSON text.
+    fn summary(&self, wall_s: f64) -> PyResult<String> {
+        guarded(|| Ok(self.cluster.summary(wall_s).to_string()))
+    }
+
+    /// Each host's time series: [(host name, the columns of Sim.series)].
+    fn series<'py>(&self, py: Python<'py>) -> PyResult<Vec<(String, Bound<'py, PyDict>)>> {
+        guarded(|| {
+            self.cluster
+                .hosts()
+                .map(|(name, sim)| Ok((name.to_string(), series_dict(py, sim)?)))
+                .collect()
+        })
+    }
+
+    /// The hosts' names, in order.
+    fn host_names(&self) -> Vec<String> {
+        self.cluster.hosts().map(|(n, _)| n.to_string()).collect()
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(bench_cases, m)?)?;
     m.add_class::<Sim>()?;
+    m.add_class::<ClusterSim>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

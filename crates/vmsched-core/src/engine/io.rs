@@ -241,7 +241,8 @@ impl World {
 
 impl Simulation {
     /// A packet from another host of the cluster reaches this host's NIC
-    /// port at `at` (the cluster calls this; `at` is not in the past).
+    /// port at `at` (the cluster calls this when the cluster's time reaches
+    /// `at`, so packets queue at the port in the order they get there).
     pub fn inject_from_host(&mut self, at: Time, r: IoReq) {
         let (bytes, pkts) = (r.bytes, r.pkts);
         let t = self.w.io.nic.arrive(at, bytes, pkts);

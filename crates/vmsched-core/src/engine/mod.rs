@@ -303,8 +303,9 @@ impl Simulation {
         scenario: &Scenario,
         host: u32,
         dir: std::sync::Arc<crate::io::Directory>,
+        custom: impl FnMut(usize, &crate::scenario::DomainSpec) -> Option<Box<dyn Workload>>,
     ) -> Result<Simulation, SimError> {
-        Simulation::build(scenario, None, |_, _| None, Some((host, dir)))
+        Simulation::build(scenario, None, custom, Some((host, dir)))
     }
 
     /// Like [`Simulation::new`], but run `sched` instead of the scheduler the

@@ -116,6 +116,7 @@ impl Simulation {
                 "vcpus": vcpus,
             }));
         }
+        let jobs = self.bsp_jobs(&domains);
         let pcpus: Vec<Json> = self
             .w
             .pcpus
@@ -169,6 +170,21 @@ impl Simulation {
                 },
             },
             "domains": domains,
+            "jobs": jobs,
         })
+    }
+
+    /// The bsp jobs among this host's domains (`domains`: their summaries).
+    fn bsp_jobs(&self, domains: &[Json]) -> Json {
+        let host = self.w.directory.hosts[self.w.io.host as usize].0.as_str();
+        let procs: Vec<_> = self
+            .scenario
+            .domains
+            .iter()
+            .zip(domains)
+            .filter(|(d, _)| d.workload.kind == "bsp")
+            .map(|(d, s)| (host, d.name.as_str(), &d.workload.params, &s["workload"]))
+            .collect();
+        crate::workload::bsp::jobs(&procs, false)
     }
 }

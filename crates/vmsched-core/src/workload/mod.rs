@@ -5,13 +5,16 @@
 //! kind is one module with declared parameters and its own application
 //! metrics. Randomness comes only from the workload's own seeded stream.
 
+pub(crate) mod bsp;
 mod cpu_hog;
 mod disk;
 mod duty_cycle;
 mod idle;
 mod oltp;
+mod streaming;
 mod sysbench_cpu;
 mod tcp_stream;
+mod tiered;
 mod transient;
 mod web_server;
 
@@ -240,6 +243,15 @@ pub type PeerRef = (&'static str, Option<String>, String);
 /// Lists the peers a workload's parameters name.
 pub type PeerList = fn(&Params) -> Vec<PeerRef>;
 
+/// A peer as a workload parameter names it: `dom` (this host) or
+/// `host/dom` (a host of the cluster), split at the first `/`.
+pub fn split_peer(s: &str) -> (Option<String>, String) {
+    match s.split_once('/') {
+        Some((h, d)) => (Some(h.to_string()), d.to_string()),
+        None => (None, s.to_string()),
+    }
+}
+
 /// A [`PeerList`] for workloads that name no peers.
 pub fn no_peers(_p: &Params) -> Vec<PeerRef> {
     Vec::new()
@@ -267,6 +279,9 @@ pub fn registry() -> &'static [WorkloadInfo] {
         disk::DISK_READ,
         disk::IOZONE,
         oltp::INFO,
+        tiered::INFO,
+        streaming::INFO,
+        bsp::INFO,
     ];
     REGISTRY
 }

@@ -534,3 +534,59 @@ impl Workload for TickEvader {
 pub fn ns_ms(x: u64) -> u64 {
     ms(x)
 }
+
+/// Parse and validate a cluster scenario, panicking with the message if it is wrong.
+pub fn cluster_scenario(toml: &str) -> vmsched_core::ClusterScenario {
+    vmsched_core::ClusterScenario::from_toml_str(toml)
+        .unwrap_or_else(|e| panic!("bad test cluster: {e}\n{toml}"))
+}
+
+/// The validation error of a cluster scenario that must be rejected.
+pub fn cluster_rejected(toml: &str) -> vmsched_core::ScenarioError {
+    match vmsched_core::ClusterScenario::from_toml_str(toml) {
+        Ok(_) => panic!("cluster accepted but must be rejected:\n{toml}"),
+        Err(e) => e,
+    }
+}
+
+/// Run a cluster to the end in steps of `step` ns, checking every host's
+/// invariants after each step and each host's accounting at the end, and
+/// return its summary (without `wall_s`).
+pub fn cluster_run_checked_ns(toml: &str, step: u64) -> Json {
+    let sc = cluster_scenario(toml);
+    let mut c = vmsched_core::Cluster::new(&sc).expect("cluster builds");
+    let run = &sc.hosts[0].1.run;
+    let (end, measured) = (run.duration_ns, run.duration_ns - run.warmup_ns);
+    let mut t = 0;
+    while t < end {
+        t = (t + step).min(end);
+        c.run_until(Time(t))
+            .unwrap_or_else(|e| panic!("cluster run failed at {t} ns: {e}"));
+        for (_, sim) in c.hosts() {
+            check_world(sim);
+        }
+    }
+    let p = c.run().expect("cluster run finishes");
+    assert!(p.finished, "every host reached the end");
+    let mut s = c.summary(0.0);
+    s.as_object_mut().unwrap().remove("wall_s");
+    for h in s["hosts"].as_array().unwrap() {
+        check_summary(h, measured);
+    }
+    s
+}
+
+/// Run a cluster with invariant checks every 50 ms.
+pub fn cluster_run(toml: &str) -> Json {
+    cluster_run_checked_ns(toml, 50 * NS_PER_MS)
+}
+
+/// A domain of host `host` in a cluster summary.
+pub fn host_domain<'a>(s: &'a Json, host: &str, dom: &str) -> &'a Json {
+    s["domains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["host"] == host && d["name"] == dom)
+        .unwrap_or_else(|| panic!("no domain {host}/{dom}"))
+}
