@@ -210,7 +210,10 @@ def test_list_names_every_experiment():
     assert r.returncode == 0, r.stderr
     listed = [line.split()[0] for line in r.stdout.splitlines() if line and not line[0].isspace()]
     assert listed == IDS
-    assert set(IDS) == {
+    # The I/O issue's experiments are all there (the proposals' own
+    # experiments, registered beside them, are checked in
+    # test_reproduce_proposals.py).
+    assert set(IDS) >= {
         "cherkasova2007-web-1cpu",
         "cherkasova2007-workloads",
         "cherkasova2007-smp",
