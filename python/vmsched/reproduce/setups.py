@@ -36,7 +36,7 @@ BVT_MCUADV_BASE = 40
 #: Where the explanations of the issue-4 experiments' claims come from (the report says so
 #: above the claims; docs/reproduce.md has the run times and the sensitivity runs).
 EXPLAINED_FROM = (
-    "the full-length runs (`vmsched reproduce --all`) of the model at commit 2f8f625, with "
+    "the full-length runs (`vmsched reproduce --all`) of the model at commit 0b42cec, with "
     "targeted runs besides"
 )
 

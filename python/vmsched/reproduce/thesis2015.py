@@ -137,21 +137,24 @@ _IDLE_HOST = (
     "wake on an idle PCPU (wake latency 0 under all three schedulers), so the scheduler plays "
     "no part and the three give the same rate."
 )
-#: Why the backends wait while Dom0 runs the CPU test.
-_TICK_WAIT = (
-    "Under the CPU test Dom0's two VCPUs run 97-99.6 % of the time, so the hypervisor never "
+#: Why the backends do not wait while Dom0 runs the CPU test.
+_CFS_WAKE = (
+    "Under the CPU test Dom0's two VCPUs run 95-99.6 % of the time, so the hypervisor never "
     "has to schedule Dom0 for its backends: blkback and netback, kernel threads in this "
-    'profile (`backend_context = "thread"`), wait inside Dom0 for its next 4-ms tick '
-    "(`guest_tick_ms`), whatever the scheduler."
+    'profile (`backend_context = "thread"`), are woken inside Dom0, and, as Linux\'s CFS '
+    "lets a woken thread that has used little CPU, they preempt the CPU-test process at once "
+    "(the backends use 1.5-8 % of a VCPU against the test's 95-99 %), whatever the "
+    "scheduler; Dom0's 4-ms tick (`guest_tick_ms`) is never waited for: the results are the "
+    "same to 0.01 % with the tick at 2 or 8 ms, and within 0.03 points with softirq backends."
 )
-#: The engine limitation of the netperf runs (docs/reproduce.md, "Engine issues").
-_STOP_AND_WAIT = (
-    "The level is set by the `tcp-stream` workload: a message larger than the window (1-4 MB "
-    "against 32 KiB) is sent whole and the next one waits until all of it is acknowledged, a "
-    "stop-and-wait per message (Dom0 runs 20 times/s, 540 packets per batch); with 16-KiB "
-    "messages (netperf's default) the same stream reaches 94.6 Mbit/s under every scheduler "
-    "(Appendix A: 92.67 at 1 MB). Reported as an engine issue in docs/reproduce.md."
+#: The netperf stream's level (docs/io.md, docs/workloads.md: `tcp-stream`).
+_LINK_BOUND = (
+    "The stream is bound by the 100-Mbit/s link: `tcp-stream` sends a message larger than "
+    "half the window (1-4 MB against 2 × 16 KiB) in window-sized units, so the 1-4 MB "
+    "messages all give the wire rate of 1 500-byte frames (94.59 Mbit/s; Appendix A: 92.67 "
+    "at 1 MB), and Dom0 (idle) runs 1 443 times/s with 9 packets per batch."
 )
+
 
 EXPLAIN_DISK = {
     "44": (
@@ -165,25 +168,27 @@ EXPLAIN_DISK = {
         "accounting), which vmsched does not charge."
     ),
     "45": (
-        "17.4 % for all three (paper SEDF 41-45, Credit 4-5, Credit2 4-6 %). **Model** (the "
-        "backend delay) and **Xen as coded** against the paper (no SEDF-specific loss). "
-        + _TICK_WAIT
-        + " Each record meets that wait twice (submission and completion). The guest's "
-        "VCPUs get the CPU at once under Credit and Credit2 (wake latency 0) and within one "
-        "500-µs extra-time quantum under SEDF (Xen 4.4: every domain best effort; p50 474 µs), "
-        "a delay the 4-ms tick absorbs. Sensitivity: `guest_tick_ms` ×0.5 (2 ms) gives 8.9 %, "
-        "×2 (8 ms) 25.9 %, backends in softirq context 0.0 / 0.6 / 0.0 % (Credit / SEDF / "
-        "Credit2): the verdict never changes and the scheduler's own share stays under one "
-        "point. The thesis gives no mechanism for SEDF's 41-45 % beyond 'the overhead induced "
-        "by its real-time processes'; as-coded SEDF does not produce it. The tick wait also "
-        "overstates Credit's loss (4-5 % measured): Linux's CFS usually lets a woken kernel "
-        "thread preempt a CPU-bound process before the tick, which vmsched does not model "
-        "(docs/io.md)."
+        "Credit -0.01, SEDF 0.59, Credit2 0.00 % (paper SEDF 41-45, Credit 4-5, Credit2 "
+        "4-6 %): no scheduler loses more than a point. **Model** (no backend delay left) and "
+        "**Xen as coded** against the paper (no SEDF-specific loss). "
+        + _CFS_WAKE
+        + " What is left is the guest's own wake: its VCPUs get the CPU at once under Credit "
+        "and Credit2 (wake latency p50 0.06 µs; Credit's rare long waits add up to 26 ms in "
+        "the 60-s S-write run) and within one 500-µs extra-time quantum under SEDF (Xen 4.4: "
+        "every domain best effort; p50 90 µs, mean 185 µs per wake, twice per record), hence "
+        "SEDF's 0.9 (sequential) and 0.3 % (random). The thesis gives no mechanism for SEDF's "
+        "41-45 % beyond 'the overhead induced by its real-time processes', i.e. the "
+        "scheduler's own CPU time, which vmsched does not charge; Credit's 4-5 % would need a "
+        "cost of the CPU test to the driver domain's I/O (cache, memory bandwidth, interrupt "
+        "load) that the model does not have either."
     ),
     "45-write": (
-        "A tie: Credit 23.5, SEDF 23.4, Credit2 23.4 %. **Model**, as in claim 45: the loss is "
-        "blkback waiting for Dom0's 4-ms tick while the CPU test holds Dom0's VCPUs, the same "
-        "under every scheduler; the 0.1-point differences come from the tick phase."
+        "Half the ordering: SEDF 0.86 % is above Credit 0.04 % by more than a tie, but "
+        "Credit2 (0.00 %) and Credit tie. **Model**, as in claim 45: the backends preempt "
+        "Dom0's CPU test at once, so the only loss is the guest VCPUs' wake, within one "
+        "500-µs extra-time quantum under SEDF and at once under Credit and Credit2; every "
+        "degradation is under one point (the paper's ranking comes with Table 4's sizes, "
+        "claim 45)."
     ),
     "46": (
         "**Model.** SEDF and Credit give the same 37 009 KB/s with Dom0 idle (mean over the four "
@@ -196,34 +201,34 @@ EXPLAIN_DISK = {
 
 EXPLAIN_NET = {
     "47": (
-        "Credit2 84.17, SEDF 84.13, Credit 84.17 Mbit/s. **Model** and an **engine "
-        "limitation**. " + _IDLE_HOST + " The thesis's 3-point spread (87.85-91.05) would need "
-        "scheduler costs the model does not charge. " + _STOP_AND_WAIT
+        "Credit2 94.59, SEDF 94.60, Credit 94.59 Mbit/s: a tie. **Model.** "
+        + _IDLE_HOST
+        + " "
+        + _LINK_BOUND
+        + " The thesis's 3-point spread (87.85-91.05) would need scheduler costs the model "
+        "does not charge."
     ),
     "48": (
-        "Credit2 81.51, Credit 82.07, SEDF 79.83 Mbit/s; drops 3.2, 2.5, 5.1 % (paper 13.1, "
-        "17.2, 28.8 %). SEDF loses most, as in the paper, but Credit and Credit2 are swapped "
-        "and every drop is small. **Model** and the **engine limitation** of claim 47. "
-        + _TICK_WAIT
-        + " With the stop-and-wait per message Dom0 runs once per 1-4 MB message (about 20 "
-        "times/s), so the tick wait costs 2-5 %. SEDF loses most because the guest's VCPU 0 "
-        "shares its PCPU with a CPU-test VCPU in 500-µs quanta while it prepares each message "
-        "(runnable but waiting 25 ms/s; 0 under Credit and Credit2, which preempt at once). "
-        "Credit and Credit2 are identical at 1 MB (80.67) and differ only by the tick phase at "
-        "3-4 MB. With 16-KiB messages (a windowed stream, Dom0 running ~1 440 times/s) the "
-        "stressed stream falls to 32.8 Mbit/s (-65 %) under all three: the tick wait then "
-        "dominates, still the same for every scheduler (its sensitivity: claim 45 of "
-        "thesis2015-disk)."
+        "Credit2 94.59, Credit 93.64, SEDF 94.59 Mbit/s; drops 0.00, 1.01, 0.00 % (paper "
+        "13.1, 17.2, 28.8 %). **Model**, and **Xen as coded** for the small Credit loss. "
+        + _CFS_WAKE
+        + " The stream stays link-bound (claim 47). Under SEDF the guest's VCPUs wait for an "
+        "extra-time quantum at each wake (p50 254 µs) but the 32-KiB window covers that wait, "
+        "so nothing is lost; under Credit2 they wake at once. Credit's 1.0 % is the guest's "
+        "VCPU 0 waiting 615 ms in all (1.0 % of the run) in rare long waits behind a CPU-test "
+        "VCPU (max 59 ms, two 30-ms time slices; 739 boosts for 64 000 wakes), the same at "
+        "every message size. The paper's drops, with SEDF worst, would need the driver "
+        "domain's CPU contention to reach netback, which the CFS-like wake-up removes."
     ),
     "49": (
-        "84.17 / 84.17 / 84.13 Mbit/s, no drop. The **paper** (setup cut off) and the **model**. "
-        "Dom0's IOzone sequential writes run natively with direct I/O (two 512-KiB requests per "
-        "record) and take 0.12 % of Dom0's CPU; they share neither the NIC nor netback's VCPU, "
-        "so nothing contends with the guest's stream. The thesis's Dom0 IOzone parameters for "
-        "this test are cut off (the file size; whether it used direct I/O as in E000-1): "
-        "buffered writes would keep Dom0 busy with page-cache copies and writeback, which the "
-        "model does not have; nor does it model interference through memory bandwidth or "
-        "interrupt load."
+        "94.59 / 94.59 / 94.60 Mbit/s (Credit2 / Credit / SEDF), no drop. The **paper** (setup "
+        "cut off) and the **model**. Dom0's IOzone sequential writes run natively with direct "
+        "I/O (two 512-KiB requests per record) and take 0.12 % of Dom0's CPU; they share "
+        "neither the NIC nor netback's VCPU, so nothing contends with the guest's link-bound "
+        "stream (claim 47). The thesis's Dom0 IOzone parameters for this test are cut off "
+        "(the file size; whether it used direct I/O as in E000-1): buffered writes would keep "
+        "Dom0 busy with page-cache copies and writeback, which the model does not have; nor "
+        "does it model interference through memory bandwidth or interrupt load."
     ),
 }
 
@@ -233,23 +238,25 @@ EXPLAIN_OLTP = {
         "(`oltp_txn_ns` is derived from it). DomU loses 4.1 % (979): every commit is a 16-KiB "
         "log write through blkback on Dom0's VCPU 1, which must preempt a busy guest VCPU, and "
         "Credit 4.4's 1-ms ratelimit holds that wake back (Dom0 wake latency p50 1.0 ms, 11 277 "
-        "ratelimit deferrals). With Dom0 stressed (500 tx/s, -49 %) Dom0's two CPU-test VCPUs "
-        "and the guest's two VCPUs split the two PCPUs evenly (equal weights: 49 % each), and "
-        "each commit's two blkback passes wait for Dom0's 4-ms tick, so every transaction takes "
-        "exactly 8.0 ms. The ordering holds with `guest_tick_ms` 2 or 8 ms and with softirq "
-        "backends (400, 250, 509 tx/s stressed)."
+        "ratelimit deferrals). With Dom0 stressed (509 tx/s, -48 %) Dom0's two CPU-test VCPUs "
+        "and the guest's two VCPUs split the two PCPUs evenly (equal weights: Dom0 100.1 %, "
+        "guest 99.9 % of 200), so the guest runs at half its rate; blkback preempts the CPU "
+        "test at once inside Dom0 (a thread that has used little CPU), so the commits add "
+        "almost nothing. The ordering holds with `guest_tick_ms` 2 or 8 ms and with softirq "
+        "backends (the same 509 tx/s)."
     ),
     "52b": (
-        "Reproduced, through the modelled backend delay. Under SEDF (Xen 4.4: every domain best "
-        "effort) the guest's VCPUs share each PCPU with a CPU-test VCPU in 500-µs extra-time "
-        "quanta (guest 32.9 % per VCPU, wake latency p50 238 µs), so a transaction's 1.96 ms of "
-        "CPU spans about 4 ms, and its commit then waits twice for Dom0's 4-ms tick: every "
-        "transaction takes three ticks (12.0 ms, 333 tx/s) where Credit's takes two (8.0 ms). "
-        "The ratio (0.33) is inside the accepted 0.06-0.5 but not the paper's 0.25, and it "
-        "hinges on the tick: `guest_tick_ms` ×0.5 (2 ms) gives 0.50 and softirq backends 0.51 "
-        "(not reproduced), ×2 (8 ms) gives 0.25 (reproduced, but Credit then drops 74 % too). "
-        "What does not depend on it is the CPU split, about 50 %. The thesis's text names no "
-        "scheduler for the 75 % drop (it is cut off); it is checked as SEDF."
+        "Not reproduced, by a hair: SEDF 997 → 507 tx/s, a 49.2 % drop, ratio 0.51 (paper "
+        "0.25, accepted 0.06-0.5). **Model.** Under SEDF (Xen 4.4: every domain best effort) "
+        "the guest's two VCPUs share the two PCPUs with Dom0's CPU-test VCPUs in 500-µs "
+        "extra-time quanta and get half the CPU (100 % of 200), so the rate halves, as under "
+        "Credit (509) and Credit2 (509); blkback preempts Dom0's CPU test at once (CFS-like "
+        "wake-up), so the commits cost nothing more. A 75 % drop needs the guest to get a "
+        "quarter of the CPU or each transaction to wait for the driver domain: the model "
+        "(before the CFS-like wake-up, backends waiting for Dom0's 4-ms tick stretched each "
+        "transaction to 12 ms and gave 0.33) no longer has such a wait. The ratio is the same "
+        "with `guest_tick_ms` 2 or 8 ms and with softirq backends (0.51). The thesis's text "
+        "names no scheduler for the 75 % drop (it is cut off); it is checked as SEDF."
     ),
     "52c": (
         "Losses against Dom0-native: Credit 4.07, SEDF 2.26, Credit2 2.71 %: all minimal (the "

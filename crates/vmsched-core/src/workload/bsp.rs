@@ -20,32 +20,16 @@
 //! iteration), but with one-way lists it can run ahead freely: arrivals are
 //! counted per iteration, however far ahead.
 
+use super::wparam as p;
 use super::{latency_ms, GuestCtx, PeerRef, Rng, Workload, WorkloadInfo};
 use crate::domain::{WorkItem, TAG_MASK};
 use crate::error::ScenarioError;
 use crate::io::{packets, Endpoint};
 use crate::metrics::LatencyHistogram;
-use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::params::{Default, ParamKind, Params};
 use crate::time::{secs_f64, Time, NS_PER_S};
 use serde_json::{json, Map, Value as Json};
 use std::collections::VecDeque;
-
-const fn p(
-    name: &'static str,
-    unit: &'static str,
-    kind: ParamKind,
-    default: Default,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        unit,
-        kind,
-        default,
-        scope: ParamScope::Workload,
-        doc,
-    }
-}
 
 /// At most this many iterations (their numbers travel in work-item tags).
 const MAX_ITERATIONS: i64 = 100_000_000;

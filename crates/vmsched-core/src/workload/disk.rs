@@ -6,28 +6,12 @@
 //! in KiB (1024 bytes), and throughputs in KB/s with KB = 1024 bytes, as
 //! IOzone reports them.
 
+use super::wparam as p;
 use super::{rate, GuestCtx, IoKind, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
-use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::params::{Default, ParamKind, Params};
 use crate::time::Time;
 use serde_json::{Map, Value as Json};
-
-const fn p(
-    name: &'static str,
-    unit: &'static str,
-    kind: ParamKind,
-    default: Default,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        unit,
-        kind,
-        default,
-        scope: ParamScope::Workload,
-        doc,
-    }
-}
 
 const KIB: u64 = 1024;
 

@@ -291,6 +291,24 @@ pub fn find(kind: &str) -> Option<&'static WorkloadInfo> {
     registry().iter().find(|w| w.kind == kind)
 }
 
+/// A workload parameter's declaration (the scope every workload's have).
+pub(crate) const fn wparam(
+    name: &'static str,
+    unit: &'static str,
+    kind: crate::params::ParamKind,
+    default: crate::params::Default,
+    doc: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        unit,
+        kind,
+        default,
+        scope: crate::params::ParamScope::Workload,
+        doc,
+    }
+}
+
 /// Percentiles of a latency histogram in milliseconds, for metrics.
 pub(crate) fn latency_ms(h: &crate::metrics::LatencyHistogram) -> Json {
     let ms = |ns: f64| (ns / 1e6 * 1000.0).round() / 1000.0;

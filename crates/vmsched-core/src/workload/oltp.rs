@@ -7,29 +7,13 @@
 //! read; the transaction ends with a commit, one sequential 16 KiB write to
 //! the log. The table's size is `rows × row_bytes`.
 
+use super::wparam as p;
 use super::{latency_ms, rate, GuestCtx, IoKind, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
 use crate::metrics::LatencyHistogram;
-use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::params::{Default, ParamKind, Params};
 use crate::time::Time;
 use serde_json::{Map, Value as Json};
-
-const fn p(
-    name: &'static str,
-    unit: &'static str,
-    kind: ParamKind,
-    default: Default,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        unit,
-        kind,
-        default,
-        scope: ParamScope::Workload,
-        doc,
-    }
-}
 
 const PAGE: u64 = 16 * 1024;
 /// The log lives past the table's pages on the disk.

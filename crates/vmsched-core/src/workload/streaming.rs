@@ -16,30 +16,14 @@
 //! buffer's level is tracked exactly (in bit·ns), so an underrun is found
 //! at the instant it happens, whenever the next unit arrives.
 
+use super::wparam as p;
 use super::{latency_ms, rate, GuestCtx, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
 use crate::io::packets;
 use crate::metrics::LatencyHistogram;
-use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::params::{Default, ParamKind, Params};
 use crate::time::{secs_f64, Time, NS_PER_S};
 use serde_json::{Map, Value as Json};
-
-const fn p(
-    name: &'static str,
-    unit: &'static str,
-    kind: ParamKind,
-    default: Default,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        unit,
-        kind,
-        default,
-        scope: ParamScope::Workload,
-        doc,
-    }
-}
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     kind: "streaming",

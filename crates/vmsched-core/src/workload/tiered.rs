@@ -26,31 +26,15 @@
 //! packets (the database's `result_bytes`), as a real query's text and a
 //! result's header do.
 
+use super::wparam as p;
 use super::{latency_ms, rate, GuestCtx, IoKind, PeerRef, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
 use crate::error::ScenarioError;
 use crate::io::{packets, Endpoint};
 use crate::metrics::LatencyHistogram;
-use crate::params::{join_path, Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::params::{join_path, Default, ParamKind, ParamSpec, Params};
 use crate::time::{secs_f64, Time};
 use serde_json::{json, Map, Value as Json};
-
-const fn p(
-    name: &'static str,
-    unit: &'static str,
-    kind: ParamKind,
-    default: Default,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        unit,
-        kind,
-        default,
-        scope: ParamScope::Workload,
-        doc,
-    }
-}
 
 /// Most clients (their index travels in 16 bits of a token).
 const MAX_CLIENTS: i64 = (1 << 16) - 1;

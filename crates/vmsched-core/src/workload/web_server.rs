@@ -14,31 +14,15 @@
 //! Requests beyond the server's `backlog` are refused (errors); replies
 //! later than `timeout_ms` count as timeouts, not as throughput.
 
+use super::wparam as p;
 use super::{latency_ms, rate, GuestCtx, IoKind, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
 use crate::error::ScenarioError;
 use crate::io::packets;
 use crate::metrics::LatencyHistogram;
-use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::params::{Default, ParamKind, Params};
 use crate::time::Time;
 use serde_json::{Map, Value as Json};
-
-const fn p(
-    name: &'static str,
-    unit: &'static str,
-    kind: ParamKind,
-    default: Default,
-    doc: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        unit,
-        kind,
-        default,
-        scope: ParamScope::Workload,
-        doc,
-    }
-}
 
 pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     kind: "web-server",
