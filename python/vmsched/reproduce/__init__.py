@@ -35,6 +35,7 @@ from vmsched.reproduce import (
     dynweight,
     dynweight_credit,
     enhanced2015,
+    govindan2009,
     mcredit2,
     thesis2015,
 )
@@ -50,6 +51,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         *dynweight.EXPERIMENTS,
         # The issue-5 proposals (docs/reproduce-proposals.md).
         *enhanced2015.EXPERIMENTS,
+        *govindan2009.EXPERIMENTS,
         *dynweight_credit.EXPERIMENTS,
         *mcredit2.EXPERIMENTS,
     )

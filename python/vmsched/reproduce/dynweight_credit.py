@@ -33,7 +33,8 @@ from vmsched.reproduce.framework import (
     Timing,
     run_source,
 )
-from vmsched.reproduce.setups import label, xenmon
+from vmsched.reproduce.setups import label as base_label
+from vmsched.reproduce.setups import xenmon
 from vmsched.scenario import Scenario
 
 EXP_ID = "dynweight-credit"
@@ -61,6 +62,12 @@ UNITS = {
     **{f"{d}_share_pct": "%" for d in DOMAINS},
     "distance_pts": "points",
 }
+
+
+def label(scheduler: str, params: dict[str, Any]) -> str:
+    """`Credit`, `Credit, dynamic weights`."""
+    text = base_label(scheduler, params)
+    return text.replace("credit-dynweight", "Credit, dynamic weights", 1)
 
 
 def target(loads: str) -> tuple[float, ...]:
@@ -206,7 +213,7 @@ DYNWEIGHT_CREDIT = Experiment(
     quick=QUICK,
     figures=tuple(
         Figure(
-            file=f"fig6-{n}-shares-{loads.replace('/', '-')}.png",
+            file=f"fig{n}-shares-{loads.replace('/', '-')}.png",
             title=f"Figs {n}: PCPU share over time, loads {loads} % (expected "
             + " / ".join(num(g) for g in target(loads))
             + " %)",

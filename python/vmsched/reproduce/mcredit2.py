@@ -18,11 +18,11 @@ from vmsched.reproduce.framework import (
     Figure,
     Panel,
     Run,
-    Table,
     Timing,
     run_source,
 )
-from vmsched.reproduce.setups import domain, label, workload_metric, xenmon
+from vmsched.reproduce.setups import domain, workload_metric, xenmon
+from vmsched.reproduce.setups import label as base_label
 
 EXP_ID = "mcredit2-sysbench"
 PAPER = "Kang & Lee 2018 (Mcredit2)"
@@ -62,6 +62,11 @@ UNITS = {
     "domain1_cpu_pct": "%",
     "neighbours_cpu_pct": "%",
 }
+
+
+def label(scheduler: str, params: dict[str, Any]) -> str:
+    """`SEDF`, `Credit`, `Credit2`, `Mcredit2`, with the varied parameters."""
+    return base_label(scheduler, params).replace("mcredit2", "Mcredit2", 1)
 
 
 def _sched_params(sched: str) -> dict[str, Any]:
@@ -121,10 +126,6 @@ def _measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
         "domain1_cpu_pct": xenmon(s, "domain1", "cpu_pct"),
         "neighbours_cpu_pct": neighbours,
     }
-
-
-def _derive(t: Table) -> list[tuple[str, dict[str, Any], str, float]]:
-    return []
 
 
 MCREDIT2 = Experiment(
