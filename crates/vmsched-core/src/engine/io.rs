@@ -15,8 +15,17 @@ use crate::time::Time;
 impl World {
     /// Is `dom` the driver domain (its own I/O goes straight to the devices)?
     #[inline]
-    fn is_driver(&self, dom: DomId) -> bool {
+    pub(crate) fn is_driver(&self, dom: DomId) -> bool {
         self.io.driver == Some(dom)
+    }
+
+    /// Queue urgent `item` on the VCPU of `dom` that event channel
+    /// `channel` is bound to ([`crate::domain::Domain::irq_vcpu`]).
+    pub(crate) fn push_irq(&mut self, dom: DomId, channel: u32, item: WorkItem) {
+        let d = &self.doms[dom.idx()];
+        let v = d.first_vcpu + d.irq_vcpu(channel);
+        self.vcpus[v as usize].irq.push_back(item);
+        self.note_guest_work(dom);
     }
 
     /// Put `op` in flight until `at`.
@@ -40,13 +49,11 @@ impl World {
         b.pending.push(r);
         if !b.active {
             b.active = true;
-            let d = &self.doms[driver.idx()];
-            let v = d.first_vcpu + d.irq_vcpu(r.guest.0);
-            self.vcpus[v as usize].irq.push_back(WorkItem {
+            let item = WorkItem {
                 remaining_ns: UNSTARTED,
                 tag: URGENT | BACKEND | r.guest.0,
-            });
-            self.note_guest_work(driver);
+            };
+            self.push_irq(driver, r.guest.0, item);
         }
     }
 
@@ -324,13 +331,11 @@ impl Simulation {
             let c = &self.w.platform.io;
             b.batch.iter().map(|r| r.backend_cost(c)).sum()
         };
-        let d = &self.w.doms[driver.idx()];
-        let v = d.first_vcpu + d.irq_vcpu(guest.0);
-        self.w.vcpus[v as usize].irq.push_back(WorkItem {
+        let item = WorkItem {
             remaining_ns: cost,
             tag: URGENT | BACKEND | guest.0,
-        });
-        self.w.note_guest_work(driver);
+        };
+        self.w.push_irq(driver, guest.0, item);
     }
 
     /// The backend processed `r`: on to the device, or back to the guest.

@@ -602,9 +602,9 @@ impl Simulation {
     /// interrupt context or free, it takes the work when it gets to it;
     /// holding ordinary work, the urgent work preempts that work, which
     /// resumes after it: at once for interrupt context (the profile's
-    /// `backend_context = "softirq"`), at the guest's next scheduler tick
-    /// for kernel threads (`"thread"`), as a kernel thread woken while a
-    /// CPU-bound process runs waits for the guest's tick to preempt it.
+    /// `backend_context = "softirq"`); for kernel threads (`"thread"`) at
+    /// once if the guest's CFS would preempt on the wake-up
+    /// ([`Simulation::cfs_wakeup_preempts`]), else at its next scheduler tick.
     fn interrupt_vcpu(&mut self, v: VcpuId) {
         let vc = &self.w.vcpus[v.idx()];
         if !vc.online {
@@ -635,8 +635,8 @@ impl Simulation {
     /// `v` preempt the process running there at once? CFS places a woken
     /// sleeper at most half its latency target (3 ms) behind the running
     /// process's virtual runtime and preempts when the sleeper is more than
-    /// the wake-up granularity (1 ms × (1 + log2 of the CPUs, at most 8))
-    /// behind. A backend that uses little CPU is always that far behind and
+    /// the wake-up granularity (1 ms) behind; both are scaled by 1 + log2 of
+    /// the CPUs (at most 8). A backend that uses little CPU is always that far behind and
     /// preempts at once; one that has used as much CPU as the process waits
     /// for the tick. vmsched compares the CPU time `v` gave to urgent and to
     /// ordinary work.
@@ -644,12 +644,18 @@ impl Simulation {
         if self.w.vcpus[v.idx()].running_on.is_some() {
             self.w.settle_work(v);
         }
+        // Linux's defaults: sched_latency 6 ms (a sleeper is placed at most
+        // half of it behind) and sched_wakeup_granularity 1 ms, both scaled
+        // by 1 + log2(CPUs) up to 8 CPUs.
+        const SLEEPER_BONUS_NS: u64 = 3_000_000;
+        const WAKEUP_GRAN_NS: u64 = 1_000_000;
         let vc = &self.w.vcpus[v.idx()];
         let ncpus = self.w.doms[vc.dom.idx()].online_vcpus.len().clamp(1, 8) as u64;
-        let gran = 1_000_000 * (1 + ncpus.ilog2() as u64);
+        let factor = 1 + ncpus.ilog2() as u64;
+        let gran = WAKEUP_GRAN_NS * factor;
         let sleeper = vc
             .urgent_ran_ns
-            .max(vc.ordinary_ran_ns.saturating_sub(3_000_000));
+            .max(vc.ordinary_ran_ns.saturating_sub(SLEEPER_BONUS_NS * factor));
         vc.ordinary_ran_ns.saturating_sub(sleeper) > gran
     }
 

@@ -63,10 +63,7 @@ impl GuestCtx<'_> {
             "workload tags fit TAG_MASK"
         );
         item.tag |= crate::domain::URGENT;
-        let d = &self.w.doms[self.dom.idx()];
-        let v = d.first_vcpu + d.irq_vcpu(0);
-        self.w.vcpus[v as usize].irq.push_back(item);
-        self.w.note_guest_work(self.dom);
+        self.w.push_irq(self.dom, 0, item);
     }
 
     /// Send `bytes` to this domain's remote peer (through the driver
@@ -142,7 +139,7 @@ impl GuestCtx<'_> {
 
     /// Is this domain the driver domain (its I/O goes straight to the devices)?
     pub fn is_driver(&self) -> bool {
-        self.w.io.driver == Some(self.dom)
+        self.w.is_driver(self.dom)
     }
 
     /// The NIC's MTU (bytes).
