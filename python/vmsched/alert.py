@@ -45,8 +45,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vmsched.api import PROGRESS_AFTER_S, catalogue, prepare_out_dir, run, write_atomic
+from vmsched.api import catalogue, prepare_out_dir, run, write_atomic
 from vmsched.errors import InternalError, ScenarioError
+from vmsched.progress import RunsProgress
 from vmsched.scenario import Scenario
 
 # ----- the paper's setup ---------------------------------------------------------------
@@ -456,52 +457,11 @@ def _simulate(job: _Job) -> _Outcome:
     )
 
 
-class _TargetProgress:
-    """A rich progress bar over runs, shown on a terminal once the work has taken a while."""
-
-    def __init__(self, total: int, label: str, progress: bool | Callable[[int, int], None]):
-        self.total = total
-        self.label = label
-        self.callback = progress if callable(progress) else None
-        self.enabled = progress is True and sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.bar = None
-        self.task = None
-
-    def update(self, done: int) -> None:
-        if self.callback is not None:
-            self.callback(done, self.total)
-        if not self.enabled or done >= self.total:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.start < PROGRESS_AFTER_S:
-                return
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            # On stderr, where the isatty check looked: stdout carries the results table.
-            self.bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed}/{task.total} runs"),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task(self.label, total=self.total)
-        self.bar.update(self.task, completed=done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
 def _run_jobs(jobs: list[_Job], n_workers: int, label: str, progress) -> list[_Outcome]:
     """Run independent jobs, in parallel when asked; results in job order whatever the order
     they finish in, so the output does not depend on `n_workers`."""
     results: list[_Outcome | None] = [None] * len(jobs)
-    bar = _TargetProgress(len(jobs), label, progress)
+    bar = RunsProgress(len(jobs), label, progress)
     try:
         if n_workers <= 1 or len(jobs) == 1:
             for i, job in enumerate(jobs):

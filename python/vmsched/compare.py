@@ -47,7 +47,6 @@ import copy
 import math
 import os
 import shlex
-import sys
 import time
 import tomllib
 from collections.abc import Callable, Sequence
@@ -58,6 +57,7 @@ from typing import Any
 
 from vmsched.api import catalogue, prepare_out_dir, run, write_atomic
 from vmsched.errors import ScenarioError, unknown_name
+from vmsched.progress import RunsProgress
 from vmsched.scenario import Scenario, read
 
 #: `--quick`: the run is shortened to this many simulated seconds (warm-up included).
@@ -552,42 +552,11 @@ def _simulate(job: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any], Any
     return index, r.summary, ts[ts["vcpu"].isna()].reset_index(drop=True)
 
 
-class _Progress:
-    """A bar over runs on stderr when it is a terminal; or a callback(done, total)."""
-
-    def __init__(self, total: int, label: str, progress: bool | Callable[[int, int], None]):
-        self.total = total
-        self.callback = progress if callable(progress) else None
-        self.bar = None
-        if progress is True and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed}/{task.total} runs"),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task(label, total=total)
-
-    def update(self, done: int) -> None:
-        if self.callback is not None:
-            self.callback(done, self.total)
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
 def _execute(runs: list[Run], jobs: int, progress: bool | Callable[[int, int], None]) -> None:
     work = [(i, r.scenario) for i, r in enumerate(runs)]
-    bar = _Progress(len(work), "compare " + " vs ".join(r.label for r in runs), progress)
+    bar = RunsProgress(
+        len(work), "compare " + " vs ".join(r.label for r in runs), progress, after_s=0.0
+    )
     try:
         bar.update(0)
         if jobs <= 1:

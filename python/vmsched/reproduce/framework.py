@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -35,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vmsched.api import PROGRESS_AFTER_S
 from vmsched.api import run as simulate
 from vmsched.errors import InternalError, ScenarioError, VmschedError
+from vmsched.progress import RunsProgress
 from vmsched.scenario import Scenario
 
 ParamValue = str | int | float | bool
@@ -366,52 +365,12 @@ def _simulate(job: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any]]:
     return index, simulate(data, progress=False).summary
 
 
-class _Progress:
-    """A rich progress bar over runs on a terminal, once the work has taken a while."""
-
-    def __init__(self, total: int, label: str, progress: bool | Callable[[int, int], None]):
-        self.total = total
-        self.label = label
-        self.callback = progress if callable(progress) else None
-        self.enabled = progress is True and sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.bar = None
-        self.task = None
-
-    def update(self, done: int) -> None:
-        if self.callback is not None:
-            self.callback(done, self.total)
-        if not self.enabled or done >= self.total:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.start < PROGRESS_AFTER_S:
-                return
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed}/{task.total} runs"),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task(self.label, total=self.total)
-        self.bar.update(self.task, completed=done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
 def _run_all(
     scenarios: list[dict[str, Any]], jobs: int, label: str, progress
 ) -> list[dict[str, Any]]:
     """Simulate every scenario; summaries in the order given, whatever order they finish in."""
     out: list[dict[str, Any] | None] = [None] * len(scenarios)
-    bar = _Progress(len(scenarios), label, progress)
+    bar = RunsProgress(len(scenarios), label, progress)
     try:
         if jobs <= 1 or len(scenarios) <= 1:
             for i, data in enumerate(scenarios):
