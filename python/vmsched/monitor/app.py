@@ -153,6 +153,10 @@ class TopApp(App[int]):
     # ------------------------------------------------------------ drawing
 
     def _redraw(self) -> None:
+        if not self.query("#header"):
+            # The screen is not composed yet, or is being torn down at exit
+            # while a tick was still due: nothing to draw on.
+            return
         frame = self.monitor.frame
         lines = header_lines(frame, self.speed, self.monitor.interval_s)
         status = []
