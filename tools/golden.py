@@ -1,0 +1,101 @@
+"""Reference results of the standard scenarios, to prove a change keeps them.
+
+    python tools/golden.py write     # (re)write tests/golden/*.json from this tree
+    python tools/golden.py check     # compare this tree's results with them
+
+Each scenario in scenarios/ is run for at most `CAP_S` simulated seconds; what
+is kept is its summary.json (without wall time) and a digest of its time
+series. `tests/test_golden.py` runs `check`. `OVERRIDES` are profile keys
+that a model change has added: the references were written before them, so
+the check runs with each set to the value that switches its mechanism off.
+A change that alters results on purpose rewrites the references in the same
+commit and says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+CAP_S = 30.0
+
+#: Profile keys added after the references were written, with the value that
+#: switches each one's mechanism off (fidelity work adds to this table).
+OVERRIDES: dict[str, object] = {}
+
+
+def scenario_dicts() -> dict[str, dict]:
+    out = {}
+    for path in sorted((ROOT / "scenarios").glob("*.toml")):
+        doc = tomllib.loads(path.read_text())
+        run = doc.setdefault("run", {})
+        run["duration_s"] = min(float(run.get("duration_s", CAP_S)), CAP_S)
+        run["warmup_s"] = min(float(run.get("warmup_s", 0.0)), run["duration_s"] / 4)
+        out[path.stem] = doc
+    return out
+
+
+def _with_overrides(doc: dict) -> dict:
+    if not OVERRIDES:
+        return doc
+    hosts = doc.get("host")
+    for host in hosts if isinstance(hosts, list) else [doc.setdefault("host", {})]:
+        profile = host.get("profile", "default")
+        if isinstance(profile, str):
+            profile = _builtin(profile)
+        host["profile"] = {**profile, **OVERRIDES}
+    return doc
+
+
+def _builtin(name: str) -> dict:
+    path = ROOT / "crates" / "vmsched-core" / "profiles" / f"{name}.toml"
+    return tomllib.loads(path.read_text())
+
+
+def _without_wall_time(value):
+    """The summary less `wall_s` (also inside a cluster's hosts): the only
+    field that depends on the machine."""
+    if isinstance(value, dict):
+        return {k: _without_wall_time(v) for k, v in value.items() if k != "wall_s"}
+    if isinstance(value, list):
+        return [_without_wall_time(v) for v in value]
+    return value
+
+
+def result_of(name: str, doc: dict) -> dict:
+    import vmsched
+
+    doc = _with_overrides(json.loads(json.dumps(doc)))
+    r = vmsched.run(doc, progress=False)
+    summary = _without_wall_time(dict(r.summary))
+    summary.pop("scenario", None)
+    frame = r.timeseries
+    digest = hashlib.sha256(frame.to_csv(index=False).encode()).hexdigest()
+    return {"summary": summary, "timeseries_sha256": digest}
+
+
+def main(argv: list[str]) -> int:
+    mode = argv[1] if len(argv) > 1 else "check"
+    failed = []
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for name, doc in scenario_dicts().items():
+        got = json.loads(json.dumps(result_of(name, doc)))
+        path = GOLDEN / f"{name}.json"
+        if mode == "write":
+            path.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+            print(f"wrote {path.relative_to(ROOT)}")
+        elif json.loads(path.read_text()) != got:
+            failed.append(name)
+    if failed:
+        print("differ from tests/golden:", ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
