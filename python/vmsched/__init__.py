@@ -9,6 +9,9 @@ Xen's own behaviour, and measure what an operator or a paper would::
     r.timeseries.head()
 """
 
+from os import PathLike
+from typing import Any
+
 from vmsched._core import __version__
 from vmsched.api import Result, catalogue, run
 from vmsched.errors import InternalError, ScenarioError, VmschedError
@@ -24,4 +27,13 @@ __all__ = [
     "catalogue",
     "load",
     "run",
+    "sweep",
 ]
+
+
+def sweep(spec: Any, out: str | PathLike, **options: Any) -> Any:
+    """Run a sweep spec (a TOML path) into `out` and return its SweepResult; the options
+    are `vmsched.sweeps.sweep`'s (docs/sweep.md). Its module loads only when called."""
+    from vmsched.sweeps import sweep as run_sweep
+
+    return run_sweep(spec, out, **options)

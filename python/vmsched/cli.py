@@ -1,5 +1,5 @@
 """The command line: `vmsched run | validate | schedulers | workloads | bench | top | alert |
-reproduce | plot | compare`.
+reproduce | plot | compare | sweep`.
 
 Output is short by default and detailed with `-v`. Exit status (docs/cli.md):
 0 success; 1 an internal error, which is a bug in vmsched; 2 bad input (a
@@ -399,6 +399,35 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     reproduce.add_parser(sub)
 
 
+def _add_sweep(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """`vmsched sweep`: its options are declared here so that building the parser
+    imports nothing heavy; vmsched.sweeps loads when the command runs."""
+    about = "run a scenario over axes of parameters and seeds; tidy Parquet results and a report"
+    p = sub.add_parser(
+        "sweep",
+        parents=parents,
+        help=about,
+        description=about + ". `vmsched sweep report DIR` redraws DIR's report. "
+        "Docs: docs/sweep.md",
+    )
+    p.add_argument("spec", metavar="SPEC", nargs="+", help="sweep spec TOML (or: report DIR)")
+    p.add_argument("--out", metavar="DIR", help="results folder (required to run a sweep)")
+    p.add_argument("--backend", default="local", help="local (default) or ray")
+    p.add_argument("--address", metavar="HOST:PORT", help="a Ray cluster (with --backend ray)")
+    p.add_argument("--jobs", type=int, metavar="N", help="parallel workers (default: CPUs)")
+    p.add_argument("--batch-size", type=int, metavar="N", help="runs per task (default: auto)")
+    p.add_argument("--resume", action="store_true", help="complete an interrupted sweep in DIR")
+    p.add_argument("--no-figures", action="store_true", help="skip report.html")
+    p.add_argument("--dry-run", action="store_true", help="check the spec, count runs, stop")
+
+    def run_sweep(args: argparse.Namespace) -> int:
+        from vmsched import sweeps
+
+        return sweeps.main(args)
+
+    p.set_defaults(func=run_sweep)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `vmsched` argument parser, with every subcommand."""
     parser = argparse.ArgumentParser(
@@ -470,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Each registers its own parser and `func`; matplotlib loads only when they run.
     plot_cmd.add_parser(sub, [common])
     compare_cmd.add_parser(sub, [common])
+    _add_sweep(sub, [common])
     return parser
 
 

@@ -1,0 +1,267 @@
+"""One batch layer: many independent runs on local processes or a Ray cluster.
+
+`vmsched sweep`, `alert`, `compare` and `reproduce` all hand their runs to
+`run_batches` (or `run_all`): a module-level function `fn` and a list of items,
+each `fn(item)` independent of the others. The items are cut into *batches*
+(several items per task, so each task does enough work to pay for sending it),
+the batches run on
+
+- `backend="local"` (the default): a pool of `jobs` processes on this machine
+  (default: every CPU), or in this process when `jobs` is 1;
+- `backend="ray"`: tasks on a Ray cluster (`address="HOST:PORT"` of an existing
+  one; without an address Ray starts a private one on this machine, which is
+  shut down at the end). Ray is an optional extra: `pip install 'vmsched[ray]'`.
+
+Results come back batch by batch as they finish (`run_batches` is a generator),
+so a caller can write each batch to disk at once; `run_all` collects them in
+item order, so results never depend on the backend, the number of workers or
+the order batches finish in. A run that raises is recorded as a `Failure` (the
+error's type and text) and the other runs go on; `run_all(..., fail_fast=True)`
+re-raises the first error instead, as a command whose every run is needed does.
+
+Interrupting (Ctrl-C, or SIGTERM where the command turns it into
+KeyboardInterrupt) stops the workers at once: local workers are terminated,
+Ray tasks cancelled, and nothing of an unfinished batch is returned.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vmsched.errors import ScenarioError
+
+#: The backends `backend=` accepts.
+BACKENDS = ("local", "ray")
+#: Batches per worker when the batch size is chosen automatically: enough that the
+#: workers finish together and progress moves, few enough that each task carries
+#: many runs.
+BATCHES_PER_WORKER = 8
+#: Largest automatic batch (runs per task).
+MAX_AUTO_BATCH = 50
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A run that raised: the exception's type and message (and the exception, when it
+    could be carried back)."""
+
+    error_type: str
+    message: str
+    exception: BaseException | None = None
+
+    def __str__(self) -> str:
+        return f"{self.error_type}: {self.message}"
+
+
+def check_backend(backend: str, address: str | None = None, *, path: str = "--backend") -> str:
+    """The backend name, checked (ScenarioError if unknown or if Ray is not installed)."""
+    if backend not in BACKENDS:
+        raise ScenarioError(
+            f'"{backend}" is not a backend; expected one of {", ".join(BACKENDS)}', path=path
+        )
+    if address is not None and backend != "ray":
+        raise ScenarioError(
+            f"{address} applies to the ray backend only; expected --backend ray as well",
+            path="--address",
+        )
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ModuleNotFoundError:
+            raise ScenarioError(
+                "ray is not installed; expected it installed with: pip install 'vmsched[ray]'",
+                path=path,
+            ) from None
+    return backend
+
+
+def check_jobs(jobs: int | None, n_items: int | None = None, *, path: str = "--jobs") -> int:
+    """`jobs`, checked (an integer >= 1), or the number of CPUs (at most one per item)."""
+    if jobs is None:
+        n = os.cpu_count() or 1
+        return max(1, min(n, n_items)) if n_items else n
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ScenarioError(f"{jobs!r} is not allowed; expected an integer >= 1", path=path)
+    return jobs
+
+
+def batch_size_for(n_items: int, workers: int, batch_size: int | None = None) -> int:
+    """Runs per task: `batch_size` if given, else about BATCHES_PER_WORKER batches per
+    worker, at most MAX_AUTO_BATCH runs each."""
+    if batch_size is not None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ScenarioError(
+                f"{batch_size!r} is not allowed; expected an integer >= 1", path="--batch-size"
+            )
+        return batch_size
+    per = math.ceil(n_items / max(1, workers * BATCHES_PER_WORKER))
+    return max(1, min(per, MAX_AUTO_BATCH))
+
+
+def _run_batch(fn: Callable[[Any], Any], batch: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """Run one batch (in a worker, or in-process): [(index, result or Failure)]."""
+    out = []
+    for index, item in batch:
+        try:
+            out.append((index, fn(item)))
+        except Exception as exc:  # noqa: BLE001 - recorded, the batch goes on
+            out.append((index, _failure(exc)))
+    return out
+
+
+def _failure(exc: BaseException) -> Failure:
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+        carried: BaseException | None = exc
+    except Exception:  # noqa: BLE001 - an exception that cannot travel keeps its text
+        carried = None
+    return Failure(type(exc).__name__, str(exc), carried)
+
+
+def _worker_init() -> None:
+    # The main process handles Ctrl-C (and terminates the workers); a worker that took
+    # the terminal's SIGINT itself would print a traceback per process.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _cut(items: Sequence[Any], size: int, skip: set[int]) -> list[list[tuple[int, Any]]]:
+    todo = [(i, it) for i, it in enumerate(items) if i not in skip]
+    return [todo[k : k + size] for k in range(0, len(todo), size)]
+
+
+def run_batches(
+    fn: Callable[[Any], Any],
+    items: Sequence[Any],
+    *,
+    backend: str = "local",
+    jobs: int | None = None,
+    address: str | None = None,
+    batch_size: int | None = None,
+    skip: set[int] | None = None,
+) -> Iterator[list[tuple[int, Any]]]:
+    """Run `fn` on every item not in `skip` (indices); yield each batch's
+    [(index, result or Failure)] as it finishes. `fn` must be a module-level function
+    (it and the items travel to the workers by pickling)."""
+    check_backend(backend, address)
+    skip = skip or set()
+    n_todo = len(items) - len([i for i in skip if 0 <= i < len(items)])
+    if n_todo <= 0:
+        return
+    if backend == "ray":
+        yield from _ray_batches(fn, items, jobs, address, batch_size, skip)
+        return
+    workers = check_jobs(jobs, n_todo)
+    batches = _cut(items, batch_size_for(n_todo, workers, batch_size), skip)
+    if workers <= 1 or len(batches) == 1:
+        for b in batches:
+            yield _run_batch(fn, b)
+        return
+    import functools
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    pool = ctx.Pool(min(workers, len(batches)), initializer=_worker_init)
+    try:
+        yield from pool.imap_unordered(functools.partial(_run_batch, fn), batches)
+        pool.close()
+    except BaseException:
+        # Interrupted (or the caller stopped early): stop every worker now.
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+
+
+def _ray_batches(
+    fn: Callable[[Any], Any],
+    items: Sequence[Any],
+    jobs: int | None,
+    address: str | None,
+    batch_size: int | None,
+    skip: set[int],
+) -> Iterator[list[tuple[int, Any]]]:
+    import ray
+
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if address is not None:
+            kwargs["address"] = address
+        elif jobs is not None:
+            kwargs["num_cpus"] = check_jobs(jobs)
+        try:
+            ray.init(**kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ScenarioError(
+                f"{address or 'a local Ray'} cannot be reached ({exc}); expected the address "
+                "HOST:PORT of a running Ray cluster (ray start --head)",
+                path="--address",
+            ) from None
+        started = True
+    pending: list[Any] = []
+    try:
+        workers = int(ray.cluster_resources().get("CPU", 1))
+        if jobs is not None:
+            workers = min(workers, check_jobs(jobs))
+        n_todo = len(items) - len(skip)
+        batches = _cut(items, batch_size_for(n_todo, workers, batch_size), skip)
+        task = ray.remote(num_cpus=1)(_run_batch)
+        fn_ref = ray.put(fn)
+        pending = [task.remote(fn_ref, b) for b in batches]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run_all(
+    fn: Callable[[Any], Any],
+    items: Sequence[Any],
+    *,
+    backend: str = "local",
+    jobs: int | None = None,
+    address: str | None = None,
+    batch_size: int | None = None,
+    progress: bool | Callable[[int, int], None] = False,
+    label: str = "runs",
+    fail_fast: bool = True,
+    after_s: float | None = None,
+) -> list[Any]:
+    """Every item's result (or Failure), in item order, with a progress bar (see
+    `vmsched.progress.RunsProgress`). With `fail_fast`, the first failure is raised
+    once the batch that holds it is back."""
+    from vmsched.progress import RunsProgress
+
+    out: list[Any] = [None] * len(items)
+    bar = RunsProgress(len(items), label, progress, after_s=after_s)
+    done = failed = 0
+    try:
+        bar.update(0)
+        for batch in run_batches(
+            fn, items, backend=backend, jobs=jobs, address=address, batch_size=batch_size
+        ):
+            for index, result in batch:
+                out[index] = result
+                done += 1
+                if isinstance(result, Failure):
+                    failed += 1
+                    if fail_fast:
+                        raise result.exception or RuntimeError(str(result))
+            bar.update(done, failed)
+    finally:
+        bar.close()
+    return out
