@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vmsched.errors import ScenarioError
+from vmsched.errors import ScenarioError, unknown_name
 from vmsched.scenario import Scenario, read
 
 SPEC_KEYS = ("base", "replications", "seed", "axis", "sample", "metrics", "report")
@@ -423,7 +423,9 @@ class PlannedRun:
 def plan(spec: Spec) -> list[PlannedRun]:
     """Every run's scenario, validated (ScenarioError naming the axis and value if one
     is wrong); nothing is simulated."""
-    from vmsched.compare import RunSpec, port
+    from vmsched.compare import RunSpec, _schedulers, port
+
+    infos = _schedulers()
 
     sched_axis = next((a for a in spec.axes if "scheduler.name" in a.paths), None)
     ported: dict[str, dict[str, Any]] = {}
@@ -434,6 +436,9 @@ def plan(spec: Spec) -> list[PlannedRun]:
         if sched_axis is not None:
             name = values[sched_axis.name]
             if name not in ported:
+                if name not in infos:
+                    exc = unknown_name("scheduler", str(name), list(infos))
+                    raise _axis_error(spec, sched_axis, name, exc)
                 try:
                     sc, _notes = port(spec.base, RunSpec(str(name), str(name)))
                 except ScenarioError as exc:
@@ -527,7 +532,8 @@ def metric_rows(summary: dict[str, Any]) -> list[tuple[str | None, int | None, s
         xm = d.get("xenmon") or {}
         for k, value in xm.items():
             if _is_number(value):
-                rows.append((name, None, f"xenmon.{k}", float(value), _unit_of(k)))
+                unit = "1/s" if k.endswith("_per_s") else _unit_of(k)
+                rows.append((name, None, f"xenmon.{k}", float(value), unit))
     return rows
 
 
@@ -927,6 +933,14 @@ def _draw(item: tuple[Any, dict[str, Any], str | None, str, str]) -> bytes:
     return plot.png_bytes(fig)
 
 
+def _fig_name(domain: str | None, metric: str, suffix: str = "") -> str:
+    """A figure's file stem: `web-workload.response_ms.p99`, other characters as `_`."""
+    import re
+
+    text = f"{domain}-{metric}" if domain else metric
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip("._-") + suffix
+
+
 def report(
     out: str | Path,
     *,
@@ -983,12 +997,13 @@ def report(
         ),
     ]
     for (d, m), png in zip(chosen, pngs[: len(chosen)], strict=True):
-        blocks.append(h.Figure(png, f"{d + ': ' if d else ''}{m}", None))
+        blocks.append(h.Figure(png, f"{d + ': ' if d else ''}{m}", _fig_name(d, m)))
     if len(pngs) > len(chosen):
         blocks.append(h.Heading("Heat maps"))
         blocks.append(h.Paragraph(f"Mean of each metric over {numeric[0]} and {numeric[1]}."))
         for (d, m), png in zip(chosen[:4], pngs[len(chosen) :], strict=True):
-            blocks.append(h.Figure(png, f"{d + ': ' if d else ''}{m} over two axes", None))
+            caption = f"{d + ': ' if d else ''}{m} over two axes"
+            blocks.append(h.Figure(png, caption, _fig_name(d, m, "-heat")))
     if len(failed):
         blocks.append(h.Heading("Failed runs"))
         errs = pd.read_parquet(out / RESULTS)

@@ -1,0 +1,257 @@
+"""`vmsched sweep`: spec checks, results, interruption and resume, the Ray backend."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from vmsched import sweeps
+from vmsched.batch import Failure, run_all
+from vmsched.cli import main
+from vmsched.errors import ScenarioError
+from vmsched.intervals import mean_ci95, separated, t975
+
+BASE = """
+[base]
+title = "tiny"
+[base.host]
+pcpus = 1
+[base.scheduler]
+name = "credit"
+[base.run]
+duration_s = {duration}
+[[base.domain]]
+name = "a"
+workload = {{ kind = "cpu-hog" }}
+[[base.domain]]
+name = "b"
+workload = {{ kind = "duty-cycle", util_pct = 30 }}
+"""
+
+AXES = """
+replications = 2
+[report]
+metrics = ["a:cpu_pct", "b:wake_p99_us"]
+[[axis]]
+path = "scheduler.name"
+values = ["credit", "credit2"]
+[[axis]]
+name = "cap"
+path = "domain.a.cap"
+range = [20, 60, 20]
+"""
+
+
+def spec_file(tmp_path: Path, axes: str = AXES, duration: float = 1, name: str = "s.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(axes) + BASE.format(duration=duration))
+    return p
+
+
+def test_plan_counts_every_combination_and_seed(tmp_path):
+    spec = sweeps.load_spec(spec_file(tmp_path))
+    runs = sweeps.plan(spec)
+    assert len(runs) == sweeps.n_runs(spec) == 2 * 3 * 2
+    assert [r.seed for r in runs[:4]] == [1, 2, 1, 2]
+    assert {(r.values["scheduler.name"], r.values["cap"]) for r in runs} == {
+        (s, c) for s in ("credit", "credit2") for c in (20, 40, 60)
+    }
+    first = runs[0].scenario
+    assert first["domain"][0]["cap"] == 20 and first["run"]["seed"] == 1
+    assert runs[-1].scenario["scheduler"]["name"] == "credit2"
+    # Every run is its own scenario: the hash tells them apart, seeds included.
+    assert len({r.scenario_hash for r in runs}) == len(runs)
+
+
+def test_sampled_axes_latin_hypercube(tmp_path):
+    axes = """
+    [sample]
+    n = 8
+    seed = 3
+    [[axis]]
+    path = "domain.a.cap"
+    low = 10
+    high = 90
+    integer = true
+    [[axis]]
+    path = "domain.b.workload.util_pct"
+    low = 5.0
+    high = 45.0
+    """
+    spec = sweeps.load_spec(spec_file(tmp_path, axes))
+    pts = sweeps.points(spec)
+    assert len(pts) == 8
+    caps = sorted(p["domain.a.cap"] for p in pts)
+    # One point in each eighth of [10, 90): a Latin hypercube.
+    assert [int((c - 10) // 10) for c in caps] == list(range(8))
+    utils = sorted(p["domain.b.workload.util_pct"] for p in pts)
+    assert [int((u - 5) // 5) for u in utils] == list(range(8))
+    assert pts == sweeps.points(sweeps.load_spec(spec_file(tmp_path, axes)))
+
+
+@pytest.mark.parametrize(
+    ("axes", "field", "words"),
+    [
+        ('[[axis]]\npath = "domain.c.cap"\nvalues = [1]', "axis[0].path", 'no domain "c"'),
+        ('[[axis]]\npath = "domain.a.cap"\nvalues = []', "axis[0].values", "non-empty"),
+        ('[[axis]]\npath = "domain.a.cap"\nrange = [5, 1, 1]', "axis[0].range", "is empty"),
+        ('[[axis]]\npath = "nowhere.x"\nvalues = [1]', "axis[0].path", "not a place"),
+        ('[[axis]]\npath = "domain.a.cap"\nvalues = [1]\nstep = 2', "axis[0].step", "unknown"),
+        ('[[axis]]\npath = "domain.a.cap"\nvalues = [30, -5]', "axis[0] (domain.a.cap)", "-5"),
+        ('[[axis]]\npath = "scheduler.name"\nvalues = ["x"]', "axis[0] (scheduler.name)", "x"),
+        ("replications = 0", "replications", ">= 1"),
+    ],
+)
+def test_a_bad_axis_is_one_line_exit_2(tmp_path, capsys, axes, field, words):
+    p = spec_file(tmp_path, axes)
+    with pytest.raises(ScenarioError) as info:
+        sweeps.plan(sweeps.load_spec(p))
+    assert info.value.file == str(p) and info.value.path == field
+    assert words in info.value.message
+    assert main(["sweep", str(p), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(p) in err and field in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_sweep_results_tidy_and_summaries(tmp_path, capsys):
+    p = spec_file(tmp_path)
+    out = tmp_path / "o"
+    assert main(["sweep", str(p), "--out", str(out), "--jobs", "2"]) == 0
+    assert "12 runs" in capsys.readouterr().err
+    df = pd.read_parquet(out / "results.parquet")
+    assert list(df.columns) == [
+        "run", "point", "scheduler.name", "cap", "seed", "scenario_hash",
+        "domain", "vcpu", "metric", "value", "unit", "error",
+    ]  # fmt: skip
+    assert sorted(df["run"].unique()) == list(range(12))
+    assert df["error"].isna().all()
+    cpu = df[(df["metric"] == "cpu_pct") & (df["domain"] == "a")]
+    # The cap holds the hog under it (a 1-s run: within 10 %); a higher cap gives it more.
+    for cap, g in cpu.groupby("cap"):
+        assert (g["value"] <= cap * 1.1).all()
+    means = cpu.groupby("cap")["value"].mean()
+    assert means.is_monotonic_increasing and means[20] < 25 < means[40]
+    # A run's numbers are those of `vmsched run` of its scenario.
+    import vmsched
+
+    run0 = sweeps.plan(sweeps.load_spec(p))[0]
+    direct = vmsched.run(run0.scenario, progress=False).summary
+    assert cpu[cpu["run"] == 0]["value"].item() == direct["domains"][0]["cpu_pct"]
+    summ = pd.read_parquet(out / "summary.parquet")
+    row = summ[(summ["metric"] == "cpu_pct") & (summ["domain"] == "b")].iloc[0]
+    values = df[(df["point"] == row["point"]) & (df["metric"] == "cpu_pct") & (df["domain"] == "b")]
+    mean, lo, hi, n = mean_ci95(values["value"])
+    assert (row["n"], row["mean"]) == (2, mean)
+    assert row["ci95_low"] == pytest.approx(lo, nan_ok=True)
+    html = (out / "report.html").read_text()
+    assert "95 % interval" in html and "<img" in html
+    assert not (out / "parts").exists()
+    # A finished sweep is not overwritten.
+    assert main(["sweep", str(p), "--out", str(out)]) == 2
+    assert "--resume" in capsys.readouterr().err
+    # The report can be drawn again.
+    (out / "report.html").unlink()
+    assert main(["sweep", "report", str(out)]) == 0
+    assert (out / "report.html").exists()
+
+
+def test_a_failed_run_is_recorded_and_the_rest_go_on():
+    out = run_all(_fail_on_two, [1, 2, 3], fail_fast=False, jobs=2, batch_size=1)
+    assert out[0] == 1 and out[2] == 3
+    assert isinstance(out[1], Failure) and "two is bad" in str(out[1])
+    with pytest.raises(ValueError, match="two is bad"):
+        run_all(_fail_on_two, [1, 2, 3], fail_fast=True, jobs=1)
+
+
+def _fail_on_two(x: int) -> int:
+    if x == 2:
+        raise ValueError("two is bad")
+    return x
+
+
+def test_intervals():
+    assert t975(1) == 12.706 and abs(t975(100) - 1.984) < 1e-3
+    mean, lo, hi, n = mean_ci95([1.0, 2.0, 3.0])
+    assert (mean, n) == (2.0, 3) and lo == pytest.approx(2 - 4.303 / 3**0.5)
+    assert separated((0, 1), (1.5, 2)) and not separated((0, 1), (0.5, 2))
+    assert not separated((float("nan"),) * 2, (5, 6))
+
+
+def _interrupt_and_resume(tmp_path: Path, sig: int) -> None:
+    p = spec_file(tmp_path, AXES.replace("replications = 2", "replications = 6"), duration=4)
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "vmsched", "sweep", str(p), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*cmd, "--jobs", "2", "--batch-size", "1", "--no-figures"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    parts = out / "parts"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if parts.is_dir() and len(list(parts.glob("part-*.parquet"))) >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130, err
+    assert "--resume" in err
+    done = sorted(parts.glob("part-*.parquet"))
+    assert done and not (out / "results.parquet").exists()
+    # Every file left is whole, and no temporary file is left behind.
+    assert not [f for f in parts.iterdir() if f.name.startswith(".")]
+    n_done = sum(len(pd.read_parquet(f)["run"].unique()) for f in done)
+    assert 2 <= n_done < 36
+    subprocess.run([*cmd, "--resume", "--no-figures"], check=True, capture_output=True)
+    resumed = pd.read_parquet(out / "results.parquet")
+    whole = tmp_path / "whole"
+    subprocess.run(
+        [sys.executable, "-m", "vmsched", "sweep", str(p), "--out", str(whole), "--no-figures"],
+        check=True,
+        capture_output=True,
+    )
+    pd.testing.assert_frame_equal(resumed, pd.read_parquet(whole / "results.parquet"))
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(out / "summary.parquet"), pd.read_parquet(whole / "summary.parquet")
+    )
+
+
+def test_sigint_midway_then_resume_equals_an_uninterrupted_sweep(tmp_path):
+    _interrupt_and_resume(tmp_path, signal.SIGINT)
+
+
+def test_sigterm_midway_then_resume_equals_an_uninterrupted_sweep(tmp_path):
+    _interrupt_and_resume(tmp_path, signal.SIGTERM)
+
+
+def test_ray_backend_equals_local_bit_for_bit(tmp_path):
+    ray = pytest.importorskip("ray")
+    os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+    p = spec_file(tmp_path)
+    local = sweeps.sweep(p, tmp_path / "local", figures=False, progress=False)
+    # A real local Ray cluster, started here and shut down at the end.
+    ray.init(
+        num_cpus=2,
+        object_store_memory=80 * 1024 * 1024,
+        include_dashboard=False,
+        log_to_driver=False,
+    )
+    try:
+        assert ray.cluster_resources()["CPU"] == 2
+        remote = sweeps.sweep(p, tmp_path / "ray", backend="ray", batch_size=2, progress=False)
+    finally:
+        ray.shutdown()
+    assert remote.n_runs == local.n_runs == 12 and remote.n_failed == 0
+    a = (tmp_path / "local" / "results.parquet").read_bytes()
+    b = (tmp_path / "ray" / "results.parquet").read_bytes()
+    pd.testing.assert_frame_equal(local.results(), remote.results(), check_exact=True)
+    assert a == b
+    assert (tmp_path / "ray" / "report.html").exists()
