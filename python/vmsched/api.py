@@ -26,8 +26,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vmsched import _core
-from vmsched.errors import ScenarioError, from_core
+from vmsched import _core, budget
+from vmsched.errors import OutputError, ScenarioError, from_core
+from vmsched.output import OutputSet, check_out_path, unwritable
 from vmsched.scenario import Scenario, load
 
 #: A run that takes longer than this (wall seconds) shows a progress bar.
@@ -121,11 +122,16 @@ class Result:
         return {self._label(d): d["cpu_pct"] for d in self.summary["domains"]}
 
     def save(self, out: str | Path) -> Path:
-        """Write summary.json and timeseries.parquet into `out`, each whole or not at all."""
-        out_dir = prepare_out_dir(out)
-        write_atomic(out_dir / "summary.json", json.dumps(self.summary, indent=2) + "\n")
-        write_parquet_atomic(self.timeseries, out_dir / "timeseries.parquet")
-        return out_dir
+        """Write summary.json and timeseries.parquet into `out`, both or
+        neither (vmsched.output). Raises OutputError if they cannot be written."""
+        with OutputSet(out) as staged:
+            self._write_into(staged)
+        return staged.out
+
+    def _write_into(self, staged: OutputSet) -> None:
+        """Write this result's files into a staging folder."""
+        staged.path("summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        self.timeseries.to_parquet(staged.path("timeseries.parquet"), index=False)
 
     def __repr__(self) -> str:
         shares = ", ".join(f"{k}={v:.1f}%" for k, v in self.cpu_pct().items())
@@ -173,9 +179,7 @@ def cluster_series_frame(raw: list[tuple[str, dict[str, Any]]]):
 
 def prepare_out_dir(out: str | Path) -> Path:
     """Create the output folder, or say clearly why it cannot be written."""
-    p = Path(out)
-    if p.exists() and not p.is_dir():
-        raise ScenarioError("exists and is not a folder; expected an output folder", file=str(out))
+    p = check_out_path(out)
     try:
         p.mkdir(parents=True, exist_ok=True)
         probe = tempfile.NamedTemporaryFile(dir=p, prefix=".vmsched-probe-", delete=True)
@@ -258,6 +262,58 @@ class _TerminalProgress:
             self.bar.stop()
 
 
+class _NotebookProgress:
+    """Progress in Jupyter (IPython without a terminal): one line of text,
+    updated in place, that appears once a run has taken PROGRESS_AFTER_S."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.start = time.monotonic()
+        self.handle = None
+
+    def _text(self, now_s: float, end_s: float) -> str:
+        pct = 100 * now_s / end_s if end_s > 0 else 100.0
+        filled = int(pct / 5)
+        cells = "#" * filled + "-" * (20 - filled)
+        return f"{self.label} [{cells}] {now_s:.1f}/{end_s:.1f} simulated s"
+
+    def __call__(self, now_s: float, end_s: float) -> None:
+        if self.handle is None:
+            if time.monotonic() - self.start < PROGRESS_AFTER_S or now_s >= end_s:
+                return
+            from IPython.display import display
+
+            self.handle = display(self._text(now_s, end_s), display_id=True)
+        else:
+            self.handle.update(self._text(now_s, end_s))
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.update(f"{self.label}: done")
+
+
+def _in_notebook() -> bool:
+    """Is this an IPython kernel (Jupyter), as opposed to a terminal?"""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and hasattr(shell, "kernel")
+
+
+def make_progress(label: str) -> _TerminalProgress | _NotebookProgress | None:
+    """The progress display of a run: a bar on a terminal, a line in
+    Jupyter, nothing elsewhere (a pipe, a file, CI)."""
+    if sys.stderr.isatty():
+        return _TerminalProgress(label)
+    if _in_notebook():
+        return _NotebookProgress(label)
+    return None
+
+
+def check_budget(sc: Scenario) -> None:
+    """Refuse a run that would need more memory than the limit (vmsched.budget)."""
+    budget.check(sc.data, sc.source)
+
+
 def _coerce(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario.validate()
@@ -330,11 +386,61 @@ def run(
             path=option,
         )
     if out is not None:
-        prepare_out_dir(out)
+        check_out_path(out)
+    check_budget(sc)
+    # Everything is checked: from here on, files are written (or nothing is).
+    staged = OutputSet(out) if out is not None else None
+    if staged is not None:
+        for path in targets.values():
+            if path.parent == staged.out:
+                staged.check_free(path.name, "a writable place for the trace")
+        for name in ("summary.json", "timeseries.parquet"):
+            staged.check_free(name, "a writable place for the results")
     try:
-        sim = _core.Cluster(sc.to_json()) if sc.is_cluster else _core.Sim(sc.to_json())
-    except Exception as exc:  # noqa: BLE001 - translated
-        raise from_core(exc, sc.source) from None
+        try:
+            sim = _core.Cluster(sc.to_json()) if sc.is_cluster else _core.Sim(sc.to_json())
+        except Exception as exc:  # noqa: BLE001 - translated
+            raise from_core(exc, sc.source) from None
+        result = _simulate(sc, sim, targets, staged, progress)
+        if staged is not None:
+            staged.commit()
+    except BaseException as exc:
+        if staged is not None:
+            staged.discard()
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise _write_failed(exc, staged) from None
+        raise
+    if staged is not None:
+        result.traces = {
+            k: staged.final(p.name) if p.parent == staged.staging else p
+            for k, p in result.traces.items()
+        }
+    return result
+
+
+def _write_failed(exc: OSError, staged: OutputSet | None) -> OutputError:
+    """The OutputError of a write that failed, naming the file where it
+    would have been (not its staging name)."""
+    name = exc.filename
+    if staged is not None and name and Path(name).parent == staged.staging:
+        name = staged.final(Path(name).name)
+    return unwritable(exc, name)
+
+
+def _simulate(
+    sc: Scenario,
+    sim: Any,
+    targets: dict[str, Path],
+    staged: OutputSet | None,
+    progress: bool | ProgressFn,
+) -> Result:
+    """Run `sim` to its end and build the Result, writing its files into
+    `staged` (the traces go there too when they belong in the output folder)."""
+    if staged is not None:
+        targets = {
+            k: staged.path(p.name) if p.parent == staged.out and p.name == TRACE_FILES[k] else p
+            for k, p in targets.items()
+        }
     if targets:
         try:
             sim.set_trace(
@@ -344,7 +450,7 @@ def run(
         except OSError as exc:
             raise _unwritable(exc) from None
     label = Path(sc.source).name if sc.source else "simulating"
-    bar = _TerminalProgress(label) if progress is True else None
+    bar = make_progress(label) if progress is True else None
     report = bar if bar is not None else (progress if callable(progress) else None)
     t0 = time.perf_counter()
     try:
@@ -364,7 +470,7 @@ def run(
         # No partial trace file is left (nor waits for the garbage collector).
         if targets:
             sim.discard_trace()
-        if isinstance(exc, Exception):
+        if isinstance(exc, Exception) and not isinstance(exc, OSError):
             raise from_core(exc, sc.source) from None
         raise
     finally:
@@ -372,16 +478,15 @@ def run(
             bar.close()
     wall = time.perf_counter() - t0
     if targets:
-        try:
-            sim.finish_trace()
-        except OSError as exc:
-            raise _unwritable(exc) from None
+        # A trace that could not be written (a full disk) is reported here,
+        # after the simulation: OutputError, not bad input.
+        sim.finish_trace()
     summary = json.loads(sim.summary(wall))
     # The scenario as run (after any overrides), so a result explains itself.
     summary["scenario"] = sc.data
     result = Result(sc, summary, sim.series(), targets)
-    if out is not None:
-        result.save(out)
+    if staged is not None:
+        result._write_into(staged)
     return result
 
 

@@ -5,7 +5,8 @@ Output is short by default and detailed with `-v`. Exit status (docs/cli.md):
 0 success; 1 an internal error, which is a bug in vmsched; 2 bad input (a
 scenario, option or output folder that is wrong), reported in one line that
 names the file, the field, the value and what was expected, before anything
-is simulated.
+is simulated; 3 the results could not be written (a full disk), nothing kept;
+130 and 143 interrupted by SIGINT or SIGTERM, nothing kept.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -26,17 +28,27 @@ from rich.table import Table
 from rich.text import Text
 
 import vmsched
+from vmsched import budget, monitor, tabular
 from vmsched import compare as compare_cmd
-from vmsched import monitor
 from vmsched import plot as plot_cmd
 from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
 from vmsched.bench import REPEATS, run_benchmarks
-from vmsched.errors import InternalError, ScenarioError, unknown_name
+from vmsched.errors import (
+    InternalError,
+    Interrupted,
+    OutputError,
+    ScenarioError,
+    one_line,
+    unknown_name,
+)
+from vmsched.output import install_signal_handlers
 from vmsched.scenario import Scenario, read
 
 EXIT_OK = 0
 EXIT_BUG = 1
 EXIT_BAD_INPUT = 2
+#: The run was simulated but its results could not be written (a full disk).
+EXIT_UNWRITABLE = 3
 
 #: The repository's docs/ as the package sees it: in a source checkout (and an
 #: editable install) `vmsched/docs` is a link to ../../docs; a wheel carries
@@ -48,8 +60,9 @@ BUG_NOTE = "this is a bug in vmsched; please report it with the command that tri
 
 def _console() -> Console:
     """Standard output; names and docs are printed as they are ([domain.sched]
-    is not rich markup), without rich's number highlighting."""
-    return Console(markup=False, highlight=False)
+    is not rich markup), without rich's number highlighting, uncut when piped
+    (vmsched.tabular)."""
+    return tabular.console()
 
 
 def _fmt_pct(x: float) -> str:
@@ -185,6 +198,43 @@ def _print_jobs(out: Console, jobs: list[dict[str, Any]]) -> None:
         )
 
 
+#: `vmsched run --format csv`: one row per domain (vcpu empty) and per VCPU.
+RUN_COLUMNS = (
+    "host",
+    "domain",
+    "vcpu",
+    "cpu_pct",
+    "runnable_pct",
+    "blocked_pct",
+    "context_switches",
+    "wake_p50_us",
+    "wake_p99_us",
+)
+
+
+def _run_rows(s: dict[str, Any]) -> list[list[Any]]:
+    rows = []
+    for h in s["hosts"] if s.get("cluster") else [s]:
+        measured_ns = h["measured_s"] * 1e9
+        for d in h["domains"]:
+            vcpus = d["vcpus"]
+            lat = vcpus[0]["wake_latency_us"] if len(vcpus) == 1 else {}
+            host = h.get("name", "")
+            switches = sum(v["context_switches"] for v in vcpus)
+            rows.append(
+                [host, d["name"], "", d["cpu_pct"], d["runnable_pct"], d["blocked_pct"],
+                 switches, lat.get("p50", ""), lat.get("p99", "")]
+            )  # fmt: skip
+            for v in vcpus:
+                rows.append(
+                    [host, d["name"], v["vcpu"], v["cpu_pct"],
+                     v["runnable_ns"] * 100 / measured_ns, v["blocked_ns"] * 100 / measured_ns,
+                     v["context_switches"], v["wake_latency_us"]["p50"],
+                     v["wake_latency_us"]["p99"]]
+                )  # fmt: skip
+    return rows
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """`vmsched run`: simulate, print the table (or the summary as JSON), save."""
     for option, wanted in (("--trace", args.trace), ("--xentrace", args.xentrace)):
@@ -206,8 +256,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             ) from None
         raise
     s = result.summary
-    if args.json:
+    if args.json or args.format == "json":
         print(json.dumps(s, indent=2))
+        return EXIT_OK
+    if args.format == "csv":
+        tabular.print_rows("csv", RUN_COLUMNS, _run_rows(s))
         return EXIT_OK
     out = _console()
     if s["title"]:
@@ -225,7 +278,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out is not None:
         files = ["summary.json", "timeseries.parquet"]
         files += [path.name for path in result.traces.values()]
-        out.print(f"results in {args.out}/ ({', '.join(files)})")
+        out.print(f"results in {Path(args.out)}/ ({', '.join(files)})")
     return EXIT_OK
 
 
@@ -237,7 +290,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.scenarios:
         try:
-            vmsched.load(path)
+            sc = vmsched.load(path)
+            # What run would refuse before simulating: more memory than the limit.
+            budget.check(sc.data, sc.source)
         except ScenarioError as exc:
             _error(str(exc))
             failed += 1
@@ -287,10 +342,22 @@ def doc_summary(page: Path) -> str | None:
     return summary or None
 
 
+#: The columns of a parameter in `--format csv`.
+PARAM_KEYS = ("name", "scope", "unit", "default", "range", "doc")
+
+
 def cmd_schedulers(args: argparse.Namespace) -> int:
     """`vmsched schedulers [NAME]`: parameter tables, and NAME's docs summary."""
+    scheds = _select(vmsched.catalogue()["schedulers"], "name", args.name, "scheduler")
+    if args.format == "json":
+        print(json.dumps(scheds, indent=2))
+        return EXIT_OK
+    if args.format == "csv":
+        rows = [[s["name"], *(p[k] for k in PARAM_KEYS)] for s in scheds for p in s["params"]]
+        tabular.print_rows("csv", ["scheduler", *PARAM_KEYS], rows)
+        return EXIT_OK
     out = _console()
-    for s in _select(vmsched.catalogue()["schedulers"], "name", args.name, "scheduler"):
+    for s in scheds:
         out.print(Text.assemble((s["name"], "bold"), f" — {s['summary']}"))
         cap = "can cap a domain" if s["can_cap"] else "cannot cap a domain"
         out.print(f"{s['origin']}; {cap}")
@@ -311,8 +378,16 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
 
 def cmd_workloads(args: argparse.Namespace) -> int:
     """`vmsched workloads [NAME]`: parameter tables and metric names."""
+    loads = _select(vmsched.catalogue()["workloads"], "kind", args.name, "workload")
+    if args.format == "json":
+        print(json.dumps(loads, indent=2))
+        return EXIT_OK
+    if args.format == "csv":
+        rows = [[w["kind"], *(p[k] for k in PARAM_KEYS)] for w in loads for p in w["params"]]
+        tabular.print_rows("csv", ["workload", *PARAM_KEYS], rows)
+        return EXIT_OK
     out = _console()
-    for w in _select(vmsched.catalogue()["workloads"], "kind", args.name, "workload"):
+    for w in loads:
         out.print(Text.assemble((w["kind"], "bold"), f" — {w['summary']}"))
         if w["params"]:
             out.print(_params_table(w["params"], with_scope=False))
@@ -433,7 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vmsched",
         description="A laboratory for CPU scheduling of virtual machines.",
-        epilog="exit status: 0 success, 1 internal error (a bug), 2 bad input. Docs: docs/cli.md",
+        epilog="exit status: 0 success, 1 internal error (a bug), 2 bad input, 3 results "
+        "could not be written, 130/143 interrupted. Docs: docs/cli.md",
     )
     parser.add_argument("--version", action="version", version=f"vmsched {vmsched.__version__}")
     verbose_help = "more detail: per-VCPU rows, scheduler counters, tracebacks of internal errors"
@@ -458,6 +534,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, metavar="N", help="set run.seed")
     p.add_argument("--duration-s", type=float, metavar="X", help="set run.duration_s")
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
+    tabular.add_format_option(p)
     p.add_argument(
         "--trace",
         action="store_true",
@@ -474,9 +551,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("schedulers", cmd_schedulers, "list the schedulers and their parameters")
     p.add_argument("name", metavar="NAME", nargs="?", help="one scheduler, with its docs summary")
+    tabular.add_format_option(p)
 
     p = add("workloads", cmd_workloads, "list the workloads, their parameters and metrics")
     p.add_argument("name", metavar="NAME", nargs="?", help="one workload")
+    tabular.add_format_option(p)
 
     p = add("bench", cmd_bench, "measure the engine's speed and memory on standard scenarios")
     p.add_argument("--scheduler", default="credit", metavar="NAME", help="default: credit")
@@ -511,28 +590,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    restore_signals = install_signal_handlers()
     try:
         return args.func(args)
     except ScenarioError as exc:
         _error(str(exc))
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return 130
+    except OutputError as exc:
+        _error(str(exc))
+        return EXIT_UNWRITABLE
+    except KeyboardInterrupt as exc:
+        # Ctrl-C or SIGTERM (Interrupted): what the run had begun to write is
+        # already removed.
+        signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+        _error(f"interrupted ({signal.Signals(signum).name}); nothing of the run was kept")
+        return 128 + signum
     except BrokenPipeError:
-        # The reader went away (`vmsched schedulers | head`): stop quietly, with
-        # the status a shell gives a process that SIGPIPE ended.
+        # The reader went away (`vmsched schedulers | head`): it had what it
+        # wanted, so stop quietly, successfully, writing nothing more.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+        return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - every other failure is a bug: say so
         if args.verbose:
             traceback.print_exc()
         if isinstance(exc, InternalError):
-            print(f"vmsched: {exc}", file=sys.stderr)
+            print(f"vmsched: {one_line(str(exc))}", file=sys.stderr)
         else:
             print(
-                f"vmsched: internal error: {type(exc).__name__}: {exc} ({BUG_NOTE}; "
-                "-v shows the traceback)",
+                f"vmsched: internal error: {type(exc).__name__}: {one_line(str(exc))} "
+                f"({BUG_NOTE}; -v shows the traceback)",
                 file=sys.stderr,
             )
         return EXIT_BUG
+    finally:
+        restore_signals()

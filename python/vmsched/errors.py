@@ -1,8 +1,12 @@
 """Errors a vmsched user can meet.
 
 `ScenarioError` is bad input: it names the file, the field path, the value and
-what was expected, and the CLI exits with status 2 on it. `InternalError` is a
-bug in vmsched (or in a scheduler): it says so and how to report it.
+what was expected, and the CLI exits with status 2 on it. `OutputError` is a
+result that could not be written once the simulation ran (a full disk): status
+3, and nothing of the run is left behind. `InternalError` is a bug in vmsched
+(or in a scheduler): it says so and how to report it. `Interrupted` is SIGINT
+or SIGTERM turned into an exception, so that partial files are removed on the
+way out.
 """
 
 from __future__ import annotations
@@ -27,7 +31,38 @@ class ScenarioError(VmschedError, ValueError):
 
     def __str__(self) -> str:
         where = ": ".join(x for x in (self.file, self.path) if x)
-        return f"{where}: {self.message}" if where else self.message
+        return one_line(f"{where}: {self.message}" if where else self.message)
+
+
+def one_line(text: str) -> str:
+    """`text` with its control characters (a newline in a domain name, a
+    file name or a TOML error) escaped, so that an error is one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+class OutputError(VmschedError, OSError):
+    """A run's results could not be written (disk full, folder gone): the run
+    was simulated, nothing of it was kept."""
+
+    def __init__(self, message: str, *, file: str | None = None) -> None:
+        self.file = file
+        self.message = message
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        return one_line(f"{self.file}: {self.message}" if self.file else self.message)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived: the run stops and removes what it had begun
+    to write. `signum` is the signal's number. A KeyboardInterrupt, so that no
+    `except Exception` swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(f"interrupted by signal {signum}")
 
 
 def unknown_name(what: str, name: str, known: list[str], *, path: str = "") -> ScenarioError:

@@ -17,13 +17,160 @@ in TOML, each with its own `name`, scheduler and domains) instead of one
 from __future__ import annotations
 
 import copy
+import datetime
 import json
+import math
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from vmsched import _core
 from vmsched.errors import ScenarioError, from_core
+
+#: The largest scenario or profile file read (bytes). A scenario of a thousand
+#: domains is a few hundred kB; this bounds what a wrong path (`/dev/zero`, a
+#: log file) can cost before it is refused.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+#: The deepest nesting of tables and lists a scenario may have. A real one is
+#: five levels deep; the core's JSON reader stops at 128.
+MAX_DEPTH = 64
+
+#: Integers the core can hold (u64 and i64).
+_INT_RANGE = (-(2**63), 2**64 - 1)
+
+#: What a non-finite number is replaced by when the core is asked what the
+#: field expects (it cannot receive NaN or infinity itself).
+_LARGEST = 1.7976931348623157e308
+
+
+def read_text_limited(path: Path, what: str, file: str, field: str = "") -> str:
+    """The text of a scenario or profile file, read up to MAX_FILE_BYTES.
+    Raises ScenarioError naming `file` (and `field`) if it cannot be read, is
+    larger, or is not UTF-8."""
+
+    def bad(message: str) -> ScenarioError:
+        return ScenarioError(f"{message}; expected {what}", file=file, path=field)
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise bad("no such file") from None
+    except IsADirectoryError:
+        raise bad("is a folder") from None
+    except OSError as exc:
+        raise bad(f"cannot be read ({exc.strerror or exc})") from None
+    except ValueError:  # a NUL character in the path
+        raise bad("is not a possible file name") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise bad(f"is larger than {MAX_FILE_BYTES // 2**20} MiB (the most that is read)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise bad(f"is not UTF-8 text (byte {exc.start})") from None
+
+
+def parse_toml(text: str, file: str, field: str = "", where: str = "") -> dict[str, Any]:
+    """TOML text as a tree; a syntax error or nesting too deep for the parser
+    is a ScenarioError (`where` names the file in the message when `file`
+    is another one)."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"TOML syntax error{where}: {exc}", file=file, path=field) from None
+    except RecursionError:
+        raise ScenarioError(
+            f"tables or lists nested too deeply{where}; expected at most {MAX_DEPTH} levels",
+            file=file,
+            path=field,
+        ) from None
+
+
+def _child(path: str, key: object) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+def _describe(v: object) -> str:
+    if isinstance(v, datetime.datetime | datetime.date | datetime.time):
+        return f"{v.isoformat()} is a TOML date or time"
+    return f"{v!r} is a {type(v).__name__}"
+
+
+def check_tree(data: Any, file: str | None) -> list[tuple[str, float]]:
+    """Check that a scenario tree is one the core can read: tables with string
+    keys, lists, strings, booleans, integers within 64 bits, numbers, at most
+    MAX_DEPTH deep. Raises ScenarioError at the first field that is not;
+    returns the non-finite numbers (NaN, ±infinity) with their paths, for the
+    caller to report with what their field expects."""
+    nonfinite: list[tuple[str, float]] = []
+    stack: list[tuple[str, Any, int]] = [("", data, 0)]
+    while stack:
+        path, v, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            if len(path) > 60:
+                path = path[:60] + "..."
+            raise ScenarioError(
+                f"is nested more than {MAX_DEPTH} tables or lists deep; "
+                f"expected at most {MAX_DEPTH} levels",
+                file=file,
+                path=path,
+            )
+        if v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ScenarioError(
+                    f"{v!r} is not valid Unicode text; expected a string of characters",
+                    file=file,
+                    path=path,
+                ) from None
+        elif isinstance(v, int):
+            if not _INT_RANGE[0] <= v <= _INT_RANGE[1]:
+                raise ScenarioError(
+                    f"{v} is too large; expected an integer of at most 64 bits",
+                    file=file,
+                    path=path,
+                )
+        elif isinstance(v, float):
+            if not math.isfinite(v):
+                nonfinite.append((path, v))
+        elif isinstance(v, dict):
+            for k, x in reversed(list(v.items())):
+                if not isinstance(k, str):
+                    raise ScenarioError(
+                        f"the key {k!r} is a {type(k).__name__}; expected string keys",
+                        file=file,
+                        path=path,
+                    )
+                stack.append((_child(path, k), x, depth + 1))
+        elif isinstance(v, list | tuple):
+            for i in reversed(range(len(v))):
+                stack.append((_child(path, i), v[i], depth + 1))
+        else:
+            raise ScenarioError(
+                f"{_describe(v)}; expected a string, number, boolean, list or table",
+                file=file,
+                path=path,
+            )
+    return nonfinite
+
+
+def _finite_copy(v: Any) -> Any:
+    """`v` with every non-finite number replaced by the largest finite one of
+    its sign (NaN as +), which every range check refuses."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return -_LARGEST if v < 0 else _LARGEST
+    if isinstance(v, dict):
+        return {k: _finite_copy(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_finite_copy(x) for x in v]
+    return v
 
 
 def _put(tree: dict[str, Any], table: str, key: str, value: Any) -> None:
@@ -171,12 +318,36 @@ class Scenario:
         return other
 
     def to_json(self) -> str:
-        return json.dumps(self.data)
+        """The tree as the core reads it. Raises ScenarioError if it holds
+        something JSON cannot carry (NaN, infinity, a date, an object)."""
+        nonfinite = check_tree(self.data, self.source)
+        if nonfinite:
+            raise self._nonfinite_error(*nonfinite[0])
+        return json.dumps(self.data, allow_nan=False)
+
+    def _nonfinite_error(self, path: str, value: float) -> ScenarioError:
+        """`path: nan is not a finite number; expected ...`, with what the
+        field expects as the core says it (asked with the value replaced by
+        the largest finite number, which no range admits)."""
+        expected = "expected a finite number"
+        try:
+            _core.validate(json.dumps(_finite_copy(self.data)))
+        except Exception as exc:  # noqa: BLE001 - only its wording is used
+            err = from_core(exc, self.source)
+            # The core's first complaint is about this field if it quotes the
+            # stand-in value (`weight` is checked as `sched.weight`).
+            about = err.path == path or repr(_LARGEST) in err.message
+            if isinstance(err, ScenarioError) and about and "; expected" in err.message:
+                expected = "expected" + err.message.split("; expected", 1)[1]
+        return ScenarioError(
+            f"{value!r} is not a finite number; {expected}", file=self.source, path=path
+        )
 
     def validate(self) -> Scenario:
         """Check the scenario completely; raises ScenarioError."""
+        text = self.to_json()
         try:
-            _core.validate(self.to_json())
+            _core.validate(text)
         except Exception as exc:  # noqa: BLE001 - translated, never swallowed
             raise from_core(exc, self.source) from None
         return self
@@ -209,18 +380,13 @@ def _resolve_host_profile(host: Any, base: Path, file: str, path: str) -> None:
         return
     prof = host.get("profile")
     if isinstance(prof, str) and (prof.endswith(".toml") or "/" in prof):
-        p = (base / prof).resolve()
+        p = base / os.path.expanduser(prof)
+        what = "a built-in profile name or the path of a profile TOML file"
         try:
-            host["profile"] = tomllib.loads(p.read_text())
-        except FileNotFoundError:
-            raise ScenarioError(
-                f'"{prof}" does not exist (looked for {p}); expected a built-in profile name '
-                "or the path of a profile TOML file",
-                file=file,
-                path=path,
-            ) from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(f"TOML syntax error in {p}: {exc}", file=file, path=path) from None
+            text = read_text_limited(p, what, file, path)
+        except ScenarioError as exc:
+            raise ScenarioError(f'"{prof}" ({p}) {exc.message}', file=file, path=path) from None
+        host["profile"] = parse_toml(text, file, path, where=f" in {p}")
 
 
 def read(path: str | Path) -> Scenario:
@@ -229,22 +395,12 @@ def read(path: str | Path) -> Scenario:
     read or is not TOML."""
     p = Path(path)
     file = str(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
+    if not file:
         raise ScenarioError(
-            "no such file; expected the path of a scenario TOML file", file=file
-        ) from None
-    except IsADirectoryError:
-        raise ScenarioError("is a directory; expected a scenario TOML file", file=file) from None
-    except OSError as exc:
-        raise ScenarioError(f"cannot be read ({exc.strerror})", file=file) from None
-    except UnicodeDecodeError:
-        raise ScenarioError("is not UTF-8 text; expected a scenario TOML file", file=file) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"TOML syntax error: {exc}", file=file) from None
+            '"" is empty; expected the path of a scenario TOML file', path="SCENARIO"
+        )
+    text = read_text_limited(p, "the path of a scenario TOML file", file)
+    data = parse_toml(text, file)
     _resolve_profile(data, p.parent, file)
     return Scenario(data, source=file)
 

@@ -1,0 +1,193 @@
+"""A run's output folder: every file appears, or none does.
+
+The files of a run (summary.json, timeseries.parquet, the traces) are written
+into a hidden staging folder inside the output folder, `DIR/.vmsched-partial-*`,
+and moved into `DIR` together once all of them are complete. Whatever stops the
+run before that, an error, a full disk, Ctrl-C or SIGTERM, removes the staging
+folder, so nothing partial is left behind (an output folder the run made
+stays, empty). The moves themselves are renames within one
+folder (no data is copied, no space is needed) and run with SIGINT and SIGTERM
+held back, so a signal cannot split the set either.
+
+    with OutputSet("results/run1") as staged:
+        write_atomic(staged.path("summary.json"), text)
+    # here results/run1/summary.json exists, or the exception went on
+
+`install_signal_handlers` makes SIGTERM (and SIGINT) raise `Interrupted`, so
+that these clean-ups run for the command line as they do for Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from vmsched.errors import Interrupted, OutputError, ScenarioError
+
+#: The prefix of a staging folder; one left by a run killed with SIGKILL (which
+#: nothing can catch) can be removed by hand.
+STAGING_PREFIX = ".vmsched-partial-"
+
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def check_out_path(out: str | Path) -> Path:
+    """`out` as a Path, refused (ScenarioError) if empty or an existing
+    non-folder. Creates nothing."""
+    if str(out) == "":
+        raise ScenarioError(
+            '"" is empty; expected the path of an output folder (such as results/run1)',
+            path="--out",
+        )
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise ScenarioError("exists and is not a folder; expected an output folder", file=str(out))
+    return p
+
+
+def make_out_dir(out: str | Path) -> tuple[Path, list[Path]]:
+    """Create the output folder (and its parents) if needed and check that it
+    can be written; returns it and the folders this created (outermost
+    first). Raises ScenarioError, having removed what it created."""
+    p = check_out_path(out)
+    created = [d for d in (p, *p.parents) if not d.exists()][::-1]
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(dir=p, prefix=".vmsched-probe-", delete=True)
+        probe.close()
+    except OSError as exc:
+        remove_empty(created)
+        raise ScenarioError(
+            f"cannot be written ({exc.strerror}); expected a writable output folder", file=str(out)
+        ) from None
+    return p, created
+
+
+def remove_empty(folders: list[Path]) -> None:
+    """Remove the folders (innermost last in the list) that are empty."""
+    for d in reversed(folders):
+        try:
+            d.rmdir()
+        except OSError:
+            return
+
+
+def unwritable(exc: OSError, file: str | Path | None = None) -> OutputError:
+    """A write that failed after simulating: `could not be written (No space
+    left on device)`."""
+    why = exc.strerror or str(exc)
+    hint = "; free some space or choose another --out" if exc.errno == errno.ENOSPC else ""
+    name = file if file is not None else exc.filename
+    return OutputError(
+        f"could not be written ({why}); nothing of the run was kept{hint}",
+        file=str(name) if name is not None else None,
+    )
+
+
+class OutputSet:
+    """The staging folder of one run's files inside `out` (see the module doc)."""
+
+    def __init__(self, out: str | Path) -> None:
+        self.out, self._created = make_out_dir(out)
+        try:
+            self.staging = Path(tempfile.mkdtemp(dir=self.out, prefix=STAGING_PREFIX))
+        except OSError as exc:
+            remove_empty(self._created)
+            raise ScenarioError(
+                f"cannot be written ({exc.strerror}); expected a writable output folder",
+                file=str(out),
+            ) from None
+        self.committed = False
+
+    def path(self, name: str) -> Path:
+        """Where to write the file `name` of the set."""
+        return self.staging / name
+
+    def final(self, name: str) -> Path:
+        """Where the file `name` will be once the set is committed."""
+        return self.out / name
+
+    def commit(self) -> list[Path]:
+        """Move every staged file into the output folder; returns their paths."""
+        names = sorted(p.name for p in self.staging.iterdir())
+        with held_signals():
+            for name in names:
+                os.replace(self.staging / name, self.out / name)
+            self.staging.rmdir()
+            self.committed = True
+        return [self.out / n for n in names]
+
+    def discard(self) -> None:
+        """Remove the staging folder (the output folder stays, as `run`
+        checked and made it before simulating)."""
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+    def check_free(self, name: str, expected: str) -> None:
+        """Refuse (ScenarioError, the set discarded) a file name the set
+        could not take at commit: a folder already there."""
+        if self.final(name).is_dir():
+            self.discard()
+            raise ScenarioError(
+                f"cannot be written (it is a folder); expected {expected}",
+                file=str(self.final(name)),
+            )
+
+    def __enter__(self) -> OutputSet:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            try:
+                self.commit()
+            except OSError as err:
+                self.discard()
+                raise unwritable(err, self.out) from None
+        else:
+            self.discard()
+            if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+                raise unwritable(exc) from None
+
+
+class held_signals:
+    """Hold SIGINT and SIGTERM back (they are delivered on exit) for a few
+    renames that must not be split."""
+
+    def __enter__(self) -> None:
+        self._old = None
+        if hasattr(signal, "pthread_sigmask"):
+            self._old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+
+
+def _raise_interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
+def install_signal_handlers() -> Callable[[], None]:
+    """Make SIGTERM and SIGINT raise `Interrupted` in the main thread (the
+    command line's way to clean up on either); returns a function that puts
+    the previous handlers back. Does nothing outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    old = {s: signal.signal(s, _raise_interrupted) for s in _HELD_SIGNALS}
+
+    def restore() -> None:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+    return restore
