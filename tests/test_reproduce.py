@@ -458,3 +458,20 @@ def test_held_back_experiments_publish_nothing():
         exp = reproduce.experiment(exp_id)
         assert exp.published == ()
         assert exp.note
+
+
+@pytest.mark.parametrize("exp_id", IDS)
+def test_report_names_the_binding_resource_of_every_configuration(quick_runs, exp_id):
+    rep, out = quick_runs[exp_id]
+    text = (out / "report.md").read_text()
+    assert "## What limits each run" in text
+    section = text.split("## What limits each run", 1)[1].split("\n## ", 1)[0]
+    configs = {(r.scheduler, r.key) for r in rep.runs}
+    rows = [
+        line for line in section.splitlines() if line.startswith("| ") and "binding" not in line
+    ]
+    table_rows = [line for line in rows if line.count("|") == 5]
+    assert len(table_rows) >= len(configs)
+    resources = {"cap/reservation", "link", "disk", "TCP window", "CPU", "Dom0's share"}
+    resources.add("latency/load")
+    assert all(line.split("|")[3].strip() in resources for line in table_rows[: len(configs)])

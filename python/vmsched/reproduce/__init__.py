@@ -5,7 +5,9 @@ module of its paper (`cherkasova2007`, `thesis2015`, `dynweight`): the grid of
 runs, how each run is measured, the paper's numbers and its claims (see
 `vmsched.reproduce.framework`). Running one writes
 
-- `results.csv`: scheduler, params, metric, simulated, published, unit;
+- `results.csv`: scheduler, params, metric, simulated, published, unit
+  (`simulated` is the mean over the replications' seeds);
+- `replications.csv`: every seed's value and the 95 % interval of each row;
 - `report.md` and `report.html`: the paper's table beside ours, each claim
   marked reproduced or not reproduced with the measured evidence;
 - the figures, in the paper's layout (PNG).
@@ -39,8 +41,17 @@ from vmsched.reproduce import (
     mcredit2,
     thesis2015,
 )
-from vmsched.reproduce.framework import Experiment, Reproduction, default_jobs, run_experiments
+from vmsched.reproduce.framework import (
+    FULL_REPLICATIONS,
+    QUICK_REPLICATIONS,
+    Experiment,
+    Reproduction,
+    check_replications,
+    default_jobs,
+    run_experiments,
+)
 from vmsched.reproduce.report import files
+from vmsched.reproduce.scorecard import CLAIMS_CSV, SCORECARD_MD, claims_csv, counts, scorecard_md
 
 #: Every experiment, by ID, in the order `--list` shows them.
 EXPERIMENTS: dict[str, Experiment] = {
@@ -69,17 +80,40 @@ def experiment(exp_id: str) -> Experiment:
 
 
 def run(
-    exp_id: str, *, quick: bool = False, jobs: int | None = None, progress: bool = True
+    exp_id: str,
+    *,
+    quick: bool = False,
+    jobs: int | None = None,
+    progress: bool = True,
+    replications: int | None = None,
 ) -> Reproduction:
-    """Run one experiment (its `--quick` version with `quick`) on `jobs` processes."""
-    return run_experiments([experiment(exp_id)], quick=quick, jobs=jobs, progress=progress)[0]
+    """Run one experiment (its `--quick` version with `quick`) on `jobs` processes, each
+    configuration with `replications` seeds (default: 3 full, 2 quick)."""
+    return run_experiments(
+        [experiment(exp_id)],
+        quick=quick,
+        jobs=jobs,
+        progress=progress,
+        replications=replications,
+    )[0]
 
 
 def run_many(
-    ids: list[str], *, quick: bool = False, jobs: int | None = None, progress: bool = True
+    ids: list[str],
+    *,
+    quick: bool = False,
+    jobs: int | None = None,
+    progress: bool = True,
+    replications: int | None = None,
 ) -> list[Reproduction]:
     """Run several experiments on one process pool."""
-    return run_experiments([experiment(i) for i in ids], quick=quick, jobs=jobs, progress=progress)
+    return run_experiments(
+        [experiment(i) for i in ids],
+        quick=quick,
+        jobs=jobs,
+        progress=progress,
+        replications=replications,
+    )
 
 
 # ----- the command line ------------------------------------------------------------------------
@@ -115,6 +149,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="parallel simulations (default: number of CPUs)",
     )
     p.add_argument(
+        "--replications",
+        type=int,
+        default=None,
+        metavar="N",
+        help=(
+            f"seeds per configuration (default {FULL_REPLICATIONS}, "
+            f"{QUICK_REPLICATIONS} with --quick); results are means with 95 %% intervals"
+        ),
+    )
+    p.add_argument(
         "--out",
         default=None,
         metavar="DIR",
@@ -145,6 +189,9 @@ def _print_verdicts(rep: Reproduction, out: Path) -> None:
     if rep.verdicts:
         n_ok = sum(v.reproduced for v in rep.verdicts)
         print(f"  {n_ok} of {len(rep.verdicts)} claims reproduced")
+    if len(rep.seeds) > 1:
+        first, last = rep.seeds[0], rep.seeds[-1]
+        print(f"  {len(rep.seeds)} replications per configuration (seeds {first}-{last})")
     print(f"  wrote {out}/ ({', '.join(files(exp))})")
 
 
@@ -190,17 +237,25 @@ def main(args: argparse.Namespace) -> int:
             root = Path(args.out) if args.out is not None else Path("results/reproduce") / args.id
             outs = [root]
         n_jobs = default_jobs(args.jobs)
+        n_reps = check_replications(args.replications)
         prepare_out_dir(root)
     except ScenarioError as exc:
         print(f"vmsched: error: {exc}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    reps = run_experiments(exps, quick=args.quick, jobs=n_jobs, progress=True)
+    reps = run_experiments(exps, quick=args.quick, jobs=n_jobs, progress=True, replications=n_reps)
     for rep, out in zip(reps, outs, strict=True):
         rep.save(out)
         _print_verdicts(rep, out)
     if args.all:
         write_atomic(root / "index.md", _index(reps))
-        print(f"wrote {root}/index.md")
+        write_atomic(root / CLAIMS_CSV, claims_csv(reps))
+        write_atomic(root / SCORECARD_MD, scorecard_md(reps))
+        c = counts(reps)
+        print(
+            f"scorecard: {c.reproduced} of {c.judged} verdicts reproduced; "
+            f"{c.distinct_reproduced} of {c.distinct} distinct claims"
+        )
+        print(f"wrote {root}/index.md, {root}/{CLAIMS_CSV}, {root}/{SCORECARD_MD}")
     print(f"{time.perf_counter() - t0:.1f} s")
     return 0

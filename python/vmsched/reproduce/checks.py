@@ -13,12 +13,25 @@ defined once here, so every claim applies them the same way:
   drop is 0.25x), the simulated ratio must go the same way and its logarithm
   must be within a factor of two of the paper's: between r^(1/2) and r^2
   (1.83 -> 1.35 to 3.35; 0.25 -> 0.0625 to 0.5).
+
+Replications (`vmsched.reproduce.stats`): the values a claim reads from the
+table are means over seeds that carry their 95 % intervals (`Estimate`). A
+difference between two of them counts only when the intervals separate, on
+top of the tie rule; an effect ratio counts only when its interval excludes 1
+(no effect). With one replication the rules are exactly the tie rules.
+
+What a claim compared is recorded while it is judged (`recording`), so that
+the scorecard (`claims.csv`) can give the simulated and published effect of
+every claim with its interval.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from vmsched.reproduce.stats import Estimate
 
 #: How far a simulated effect (the logarithm of a ratio) may be from the paper's and still
 #: count as "approximately" the same: within this factor either way.
@@ -52,24 +65,60 @@ def chain(labels: Sequence[str], values: Sequence[float]) -> str:
     return ", ".join(f"{lab} {num(v)}" for lab, v in zip(labels, values, strict=True))
 
 
+#: What the claim being judged compared: ("effect", measured, published) and
+#: ("order", values) entries, or None outside `recording`.
+_record: list[tuple] | None = None
+
+
+@contextmanager
+def recording() -> Iterator[list[tuple]]:
+    """Record what the checks compare while a claim is judged."""
+    global _record
+    saved, _record = _record, []
+    try:
+        yield _record
+    finally:
+        _record = saved
+
+
+def _note(entry: tuple) -> None:
+    if _record is not None:
+        _record.append(entry)
+
+
+def separated(a: float, b: float) -> bool:
+    """b's 95 % interval lies above a's (always true for plain numbers or one replication,
+    where the tie rule alone decides)."""
+    if isinstance(a, Estimate):
+        return a.separated_below(b)
+    if isinstance(b, Estimate):
+        return (-b).separated_below(-a)
+    return True
+
+
 def _step_up(a: float, b: float, points: bool) -> bool:
     if points:
-        return b - a > TIE_POINTS
-    return b - a > TIE_REL * max(abs(a), abs(b))
+        step = b - a > TIE_POINTS
+    else:
+        step = b - a > TIE_REL * max(abs(a), abs(b))
+    return step and separated(a, b)
 
 
 def increasing(values: Sequence[float], *, points: bool = False) -> bool:
     """Every step up by more than a tie (`points`: the values are percentages of change)."""
+    _note(("order", tuple(values)))
     return all(_step_up(a, b, points) for a, b in zip(values, values[1:], strict=False))
 
 
 def decreasing(values: Sequence[float], *, points: bool = False) -> bool:
     """Every step down by more than a tie."""
+    _note(("order", tuple(values)))
     return all(_step_up(b, a, points) for a, b in zip(values, values[1:], strict=False))
 
 
 def above(a: float, b: float, *, points: bool = False) -> bool:
     """a is greater than b by more than a tie."""
+    _note(("order", (b, a)))
     return _step_up(b, a, points)
 
 
@@ -80,12 +129,15 @@ def ratio(a: float, b: float) -> float:
 
 def effect_close(measured: float, published: float, factor: float = EFFECT_FACTOR) -> bool:
     """The measured ratio goes the published ratio's way, with a logarithm within `factor`
-    of the published one's."""
+    of the published one's; with replications its interval must exclude 1 (no effect)."""
+    _note(("effect", measured, published))
     ok = math.isfinite(measured) and math.isfinite(published) and measured > 0 and published > 0
     if not ok or published == 1:
         return False
     m, p = math.log(measured), math.log(published)
     if m * p <= 0:
+        return False
+    if isinstance(measured, Estimate) and measured.n > 1 and not measured.excludes(1.0):
         return False
     return 1 / factor <= m / p <= factor
 
@@ -93,7 +145,10 @@ def effect_close(measured: float, published: float, factor: float = EFFECT_FACTO
 def effect_text(measured: float, published: float) -> str:
     """`ratio 1.52 (paper 1.83; accepted 1.35-3.35)`."""
     lo, hi = sorted((published ** (1 / EFFECT_FACTOR), published**EFFECT_FACTOR))
-    return f"ratio {measured:.2f} (paper {published:.2f}; accepted {lo:.3g}-{hi:.3g})"
+    ci = ""
+    if isinstance(measured, Estimate) and measured.n > 1 and math.isfinite(measured.lo):
+        ci = f" [95 % {measured.lo:.2f}-{measured.hi:.2f}]"
+    return f"ratio {measured:.2f}{ci} (paper {published:.2f}; accepted {lo:.3g}-{hi:.3g})"
 
 
 def spread(values: Sequence[float]) -> float:

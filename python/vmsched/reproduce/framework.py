@@ -19,7 +19,11 @@ An `Experiment` is a published experiment written down as data:
 `run_experiments` simulates the grids of one or more experiments on one
 process pool (results do not depend on the number of processes: every run has
 a fixed seed and results are put back in grid order) and returns one
-`Reproduction` per experiment; `Reproduction.save(out)` writes results.csv,
+`Reproduction` per experiment. Every configuration runs once per seed
+(`Timing.seeds`: `FULL_REPLICATIONS` seeds for full runs, `QUICK_REPLICATIONS`
+with `--quick`, or `replications=N`); each seed's runs are measured and derived
+alone, and the table holds the mean over the seeds with its 95 % Student-t
+interval (`vmsched.reproduce.stats`); `Reproduction.save(out)` writes results.csv,
 report.md, report.html and the figures (see `vmsched.reproduce.report`).
 """
 
@@ -30,13 +34,15 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from vmsched.api import run as simulate
 from vmsched.errors import InternalError, ScenarioError, VmschedError
 from vmsched.progress import RunsProgress
+from vmsched.reproduce.checks import recording
+from vmsched.reproduce.stats import Estimate, mean
 from vmsched.scenario import Scenario
 
 ParamValue = str | int | float | bool
@@ -44,6 +50,23 @@ Params = Mapping[str, ParamValue]
 
 #: The columns of results.csv, in order.
 RESULT_COLUMNS = ("scheduler", "params", "metric", "simulated", "published", "unit")
+#: The columns of replications.csv (one row per results.csv row, in the same order): the
+#: number of seeds, the mean (results.csv's `simulated`), its 95 % interval, the seeds and
+#: every seed's value, `;`-separated in seed order.
+REPLICATION_COLUMNS = (
+    "scheduler",
+    "params",
+    "metric",
+    "replications",
+    "mean",
+    "ci95_low",
+    "ci95_high",
+    "seeds",
+    "values",
+)
+#: Seeds per configuration of a full-length run, and of a `--quick` one.
+FULL_REPLICATIONS = 3
+QUICK_REPLICATIONS = 2
 
 
 # ----- parameters as text -------------------------------------------------------------------
@@ -79,10 +102,20 @@ class Timing:
     duration_s: float
     #: Simulated seconds before measurement starts.
     warmup_s: float
-    #: The seed of every run.
+    #: The seed of every run (the first seed, with replications).
     seed: int = 1
     #: Whether this is the `--quick` timing (a grid may also be smaller then).
     quick: bool = False
+    #: Seeds per configuration; None: FULL_REPLICATIONS, or QUICK_REPLICATIONS if quick.
+    replications: int | None = None
+
+    @property
+    def seeds(self) -> list[int]:
+        """The seeds every configuration runs with: seed, seed + 1, ..."""
+        n = self.replications
+        if n is None:
+            n = QUICK_REPLICATIONS if self.quick else FULL_REPLICATIONS
+        return [self.seed + i for i in range(n)]
 
     def scenario(self, **kwargs: Any) -> Scenario:
         """A new Scenario with this timing (`kwargs` as `Scenario`'s)."""
@@ -105,6 +138,8 @@ class Run:
     params: Params
     #: What is simulated.
     scenario: Scenario = field(compare=False)
+    #: The replication's seed (the scenario's).
+    seed: int = 1
 
     @property
     def key(self) -> str:
@@ -228,6 +263,10 @@ class Experiment:
     #: model at commit ..."): the report says so above the claims, since the numbers an
     #: explanation quotes are that run's, not necessarily the current one's.
     explained_from: str = ""
+    #: Swept parameters whose flat curves the paper's own text explains: parameter -> that
+    #: explanation (quoted evidence). A flat sweep not listed here is reported as a setup
+    #: defect (`vmsched.reproduce.binding`).
+    flat_explained: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def runs(self, quick: bool) -> list[Run]:
         return self.grid(self.quick if quick else self.full)
@@ -248,13 +287,22 @@ class Row:
     scheduler: str
     params: dict[str, str]
     metric: str
+    #: The mean over the replications (NaN where none has a value).
     simulated: float
     published: str
     unit: str
+    #: Every replication's value, in seed order (empty: a published number alone).
+    values: tuple[float, ...] = ()
+    seeds: tuple[int, ...] = ()
 
     @property
     def key(self) -> str:
         return params_key(self.params)
+
+    @property
+    def estimate(self) -> Estimate:
+        """`simulated` with the replications' values and 95 % interval."""
+        return Estimate(self.simulated, self.values or (self.simulated,))
 
 
 def _matches(row_params: Mapping[str, str], where: Mapping[str, Any]) -> bool:
@@ -274,13 +322,14 @@ class Table:
         self.rows = list(rows)
         self._index = {(r.scheduler, r.key, r.metric): r for r in self.rows}
 
-    def get(self, scheduler: str, metric: str, **params: ParamValue) -> float:
-        """The simulated value of exactly this scheduler, parameter set and metric."""
+    def get(self, scheduler: str, metric: str, **params: ParamValue) -> Estimate:
+        """The simulated value of exactly this scheduler, parameter set and metric: the mean
+        over the replications, carrying their values and 95 % interval."""
         key = params_key(params)
         row = self._index.get((scheduler, key, metric))
         if row is None or not math.isfinite(row.simulated):
             raise MissingResult(f"no result for {scheduler} {key or '(no params)'} {metric}")
-        return row.simulated
+        return row.estimate
 
     def where(self, metric: str | None = None, **where: Any) -> list[Row]:
         """Rows of `metric` (all if None) whose parameters match `where` (a tuple value means
@@ -305,7 +354,7 @@ class Table:
         if not rows:
             raise MissingResult(f"no {metric} of {scheduler} along {x} with {params_key(fixed)}")
         rows.sort(key=lambda r: float(r.params[x]))
-        return [r.simulated for r in rows]
+        return [r.estimate for r in rows]
 
     def frame(self):
         """results.csv as a DataFrame."""
@@ -325,6 +374,9 @@ class ClaimResult:
     claim: Claim
     reproduced: bool
     evidence: str
+    #: What the check compared (see `checks.recording`): ("effect", measured, published) and
+    #: ("order", values) entries, for the scorecard.
+    compared: list[tuple] = field(default_factory=list)
 
 
 @dataclass
@@ -342,6 +394,8 @@ class Reproduction:
     #: Wall time of the whole batch this experiment was run in.
     wall_s: float
     jobs: int
+    #: The seeds every configuration ran with.
+    seeds: tuple[int, ...] = (1,)
 
     @property
     def events(self) -> int:
@@ -416,8 +470,8 @@ def _validated(exp: Experiment, runs: list[Run]) -> list[dict[str, Any]]:
     return trees
 
 
-def _table(exp: Experiment, runs: list[Run], summaries: list[dict[str, Any]]) -> Table:
-    """Measure every run, derive the cross-run rows, attach the published numbers."""
+def _seed_rows(exp: Experiment, runs: list[Run], summaries: list[dict[str, Any]]) -> list[Row]:
+    """One replication: measure every run, derive the cross-run rows."""
     measured: list[tuple[str, Params, str, float]] = []
     for run, summary in zip(runs, summaries, strict=True):
         for metric, value in exp.measure(run, summary).items():
@@ -425,13 +479,60 @@ def _table(exp: Experiment, runs: list[Run], summaries: list[dict[str, Any]]) ->
     rows = [_row(exp, *m) for m in measured]
     if exp.derive is not None:
         rows += [_row(exp, *d) for d in exp.derive(Table(rows))]
+    return rows
+
+
+def _table(
+    exp: Experiment,
+    runs: list[Run],
+    summaries: list[dict[str, Any]],
+    seeds: Sequence[int] = (1,),
+) -> Table:
+    """Measure and derive each replication alone, average over the seeds, attach the
+    published numbers. `runs` and `summaries` hold the seeds' grids one after another."""
+    per = len(runs) // len(seeds)
+    per_seed = [
+        {
+            (r.scheduler, r.key, r.metric): r
+            for r in _seed_rows(
+                exp, runs[i * per : (i + 1) * per], summaries[i * per : (i + 1) * per]
+            )
+        }
+        for i in range(len(seeds))
+    ]
+    rows = []
+    for k, first in per_seed[0].items():
+        values = tuple(p[k].simulated if k in p else float("nan") for p in per_seed)
+        rows.append(
+            Row(
+                first.scheduler,
+                first.params,
+                first.metric,
+                mean(values),
+                "",
+                first.unit,
+                values,
+                tuple(seeds),
+            )
+        )
     published = {(p.scheduler, params_key(p.params), p.metric): p for p in exp.published}
     if len(published) != len(exp.published):
         raise InternalError(f"reproduction {exp.id}: a published number is listed twice (a bug)")
     out = []
     for r in rows:
         p = published.pop((r.scheduler, r.key, r.metric), None)
-        out.append(Row(r.scheduler, r.params, r.metric, r.simulated, p.text() if p else "", r.unit))
+        out.append(
+            Row(
+                r.scheduler,
+                r.params,
+                r.metric,
+                r.simulated,
+                p.text() if p else "",
+                r.unit,
+                r.values,
+                r.seeds,
+            )
+        )
     # Published numbers the grid did not produce (a shortened grid) keep their row.
     for p in published.values():
         out.append(
@@ -465,11 +566,12 @@ def _row(exp: Experiment, scheduler: str, params: Params, metric: str, value: fl
 
 def judge(claim: Claim, table: Table) -> ClaimResult:
     """Run a claim's check; a result it needs but the table lacks makes it not reproduced."""
-    try:
-        ok, evidence = claim.check(table)
-    except MissingResult as exc:
-        return ClaimResult(claim, False, f"could not be evaluated: {exc}")
-    return ClaimResult(claim, bool(ok), evidence)
+    with recording() as compared:
+        try:
+            ok, evidence = claim.check(table)
+        except MissingResult as exc:
+            return ClaimResult(claim, False, f"could not be evaluated: {exc}", list(compared))
+    return ClaimResult(claim, bool(ok), evidence, list(compared))
 
 
 def run_experiments(
@@ -478,36 +580,70 @@ def run_experiments(
     quick: bool = False,
     jobs: int | None = None,
     progress: bool | Callable[[int, int], None] = True,
+    replications: int | None = None,
 ) -> list[Reproduction]:
     """Simulate the grids of `experiments` on one pool of `jobs` processes (default: all
-    CPUs) and return one Reproduction each. Every scenario is validated first."""
+    CPUs), each configuration once per seed (`replications` seeds, default the timing's),
+    and return one Reproduction each. Every scenario is validated first."""
     n_jobs = default_jobs(jobs)
+    n_reps = check_replications(replications)
     plans = []
     trees: list[dict[str, Any]] = []
     for exp in experiments:
-        runs = exp.runs(quick)
-        plans.append((exp, runs, len(trees)))
+        timing = exp.quick if quick else exp.full
+        if n_reps is not None:
+            timing = replace(timing, replications=n_reps)
+        seeds = timing.seeds
+        runs = [run for s in seeds for run in _seeded_grid(exp, timing, s)]
+        plans.append((exp, runs, len(trees), timing, seeds))
         trees += _validated(exp, runs)
     label = "reproduce " + (experiments[0].id if len(experiments) == 1 else "experiments")
     t0 = time.perf_counter()
     summaries = _run_all(trees, n_jobs, label, progress)
     wall = time.perf_counter() - t0
     out = []
-    for exp, runs, first in plans:
+    for exp, runs, first, timing, seeds in plans:
         mine = summaries[first : first + len(runs)]
-        table = _table(exp, runs, mine)
+        table = _table(exp, runs, mine, seeds)
         verdicts = [judge(c, table) for c in exp.claims]
         out.append(
             Reproduction(
                 experiment=exp,
                 quick=quick,
-                timing=exp.quick if quick else exp.full,
+                timing=timing,
                 runs=runs,
                 summaries=mine,
                 table=table,
                 verdicts=verdicts,
                 wall_s=wall,
                 jobs=n_jobs,
+                seeds=tuple(seeds),
             )
         )
+    return out
+
+
+def check_replications(replications: int | None) -> int | None:
+    """`replications`, checked (None: each timing's default)."""
+    if replications is None:
+        return None
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise ScenarioError(
+            f"{replications!r} is not allowed; expected an integer >= 1", path="--replications"
+        )
+    return replications
+
+
+def _seeded_grid(exp: Experiment, timing: Timing, seed: int) -> list[Run]:
+    """The experiment's grid with every scenario on `seed`, each Run marked with it."""
+    runs = exp.grid(replace(timing, seed=seed))
+    out = []
+    for run in runs:
+        got = run.scenario.data.get("run", {}).get("seed")
+        if got != seed:
+            raise InternalError(
+                f"reproduction {exp.id}: the grid gave {run.scheduler} {run.key} seed "
+                f"{got} instead of the timing's {seed} (a bug)"
+            )
+        out.append(replace(run, seed=seed))
     return out

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from vmsched.api import prepare_out_dir, write_atomic
+from vmsched.reproduce.binding import FLAT_REL, bindings, sweeps
 from vmsched.reproduce.checks import num
 from vmsched.reproduce.framework import (
+    REPLICATION_COLUMNS,
     RESULT_COLUMNS,
     Experiment,
     Figure,
@@ -26,10 +28,12 @@ from vmsched.reproduce.framework import (
     fmt_value,
     params_key,
 )
+from vmsched.reproduce.stats import with_interval
 
 REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
 RESULTS_CSV = "results.csv"
+REPLICATIONS_CSV = "replications.csv"
 
 _DPI = 130
 _COLOURS = [
@@ -119,6 +123,33 @@ def results_csv(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def replications_csv(rows: list[Row]) -> str:
+    """replications.csv: REPLICATION_COLUMNS, one row per results.csv row (same order)."""
+    lines = [",".join(REPLICATION_COLUMNS)]
+    for r in rows:
+        est = r.estimate
+        fields = [
+            r.scheduler,
+            r.key,
+            r.metric,
+            str(len(r.values)),
+            _csv_number(r.simulated),
+            _csv_number(est.lo),
+            _csv_number(est.hi),
+            ";".join(str(s) for s in r.seeds),
+            ";".join(_csv_number(v) for v in r.values),
+        ]
+        lines.append(",".join(_csv_field(f) for f in fields))
+    return "\n".join(lines) + "\n"
+
+
+def cell(row: Row | None) -> str:
+    """A simulated number for a report table: `934 ± 12` with replications."""
+    if row is None or not math.isfinite(row.simulated):
+        return ""
+    return with_interval(row.estimate, num)
+
+
 # ----- the report's content ----------------------------------------------------------------
 
 
@@ -166,7 +197,7 @@ def _published_tables(rep: Reproduction) -> list[Block]:
                     "",
                 )
                 sim = rep.table._index.get((sched, key, m))
-                cells += [pub or "—", num(sim.simulated) if sim else "—"]
+                cells += [pub or "—", cell(sim) or "—"]
             rows.append(cells)
         blocks += [
             Heading(3, f"{exp.paper}, {name}"),
@@ -233,8 +264,7 @@ def _all_results(rep: Reproduction) -> TableBlock:
     for (sched, key), _params in keyed:
         cells = [sched, key.replace(";", "; ")]
         for m in metrics:
-            r = by.get((sched, key, m))
-            cells.append(num(r.simulated) if r is not None and math.isfinite(r.simulated) else "")
+            cells.append(cell(by.get((sched, key, m))))
         rows.append(cells)
     return TableBlock(header, rows, "ll" + "r" * len(metrics))
 
@@ -250,12 +280,81 @@ def _param_sort(p: Mapping[str, str]):
     return out
 
 
+def _binding_blocks(rep: Reproduction) -> list[Block]:
+    """Which resource limits each configuration, and the swept parameters that change
+    nothing (see `vmsched.reproduce.binding`)."""
+    exp = rep.experiment
+    found = bindings(rep.runs, rep.summaries)
+    counts: dict[str, int] = {}
+    for b in found:
+        counts[b.resource] = counts.get(b.resource, 0) + 1
+    blocks: list[Block] = [
+        Heading(2, "What limits each run"),
+        Text(
+            "The binding resource of every configuration, measured from its first "
+            "replication's summary (rules in `vmsched.reproduce.binding`): "
+            + ", ".join(f"{n} × {res}" for res, n in counts.items())
+            + "."
+        ),
+        TableBlock(
+            ["scheduler", "params", "binding resource", "measured"],
+            [[b.scheduler, b.key.replace(";", "; "), b.resource, b.evidence] for b in found],
+            "llll",
+        ),
+    ]
+    sw = sweeps(rep.table.rows)
+    if not sw:
+        return blocks
+    flat = [s for s in sw if s.flat]
+    unexplained = [s for s in flat if s.param not in exp.flat_explained]
+    limit = f"{FLAT_REL * 100:g} %"
+    summary = (
+        f"{len(sw)} sweeps of a numeric parameter with everything else fixed; {len(flat)} change "
+        f"no metric by more than {limit}."
+    )
+    if unexplained:
+        summary += (
+            f" **{len(unexplained)} flat sweep(s) are setup defects to be found against the "
+            "paper's text**: " + "; ".join(f"{s.param} ({s.where})" for s in unexplained) + "."
+        )
+    blocks += [Heading(3, "Swept parameters"), Text(summary)]
+    for param, why in exp.flat_explained.items():
+        if any(s.param == param for s in flat):
+            blocks.append(Text(f"Flat along `{param}`, as the paper's text explains: {why}"))
+    blocks.append(
+        TableBlock(
+            ["parameter", "with", "values", "largest change", "of metric", "flat"],
+            [
+                [
+                    s.param,
+                    s.where.replace(";", "; "),
+                    ", ".join(s.values),
+                    f"{s.largest_change * 100:.1f} %",
+                    s.metric,
+                    "**flat**" if s.flat else "",
+                ]
+                for s in sw
+            ],
+            "lllrll",
+        )
+    )
+    return blocks
+
+
 def _setup_line(rep: Reproduction) -> str:
     t = rep.timing
     mode = "Quick run (`--quick`)" if rep.quick else "Full run"
+    seeds = rep.seeds
+    if len(seeds) > 1:
+        reps = (
+            f"{len(seeds)} replications per configuration (seeds {seeds[0]}-{seeds[-1]}); every "
+            "number is the mean over the seeds, ± the half-width of its 95 % Student-t interval"
+        )
+    else:
+        reps = f"one replication (seed {seeds[0]}), so no intervals"
     return (
         f"{mode}: {len(rep.runs)} simulations of {t.duration_s:g} simulated s each, measured "
-        f"after {t.warmup_s:g} s of warm-up, seed {t.seed}; {rep.events:,} events, "
+        f"after {t.warmup_s:g} s of warm-up; {reps}; {rep.events:,} events, "
         f"{rep.sim_wall_s:.1f} s of simulation on {rep.jobs} process"
         f"{'es' if rep.jobs > 1 else ''}."
     )
@@ -285,6 +384,7 @@ def blocks(rep: Reproduction, pngs: Mapping[str, bytes]) -> list[Block]:
     out += [Heading(2, "Setup"), Text(exp.setup)]
     if exp.decisions:
         out += [Heading(3, "Decisions where the paper is silent"), Bullets(list(exp.decisions))]
+    out += _binding_blocks(rep)
     out += [Heading(2, "The paper's numbers beside ours"), *_published_tables(rep)]
     out += [
         Heading(2, "Claims"),
@@ -292,9 +392,11 @@ def blocks(rep: Reproduction, pngs: Mapping[str, bytes]) -> list[Block]:
             "Simulations are judged on direction, ordering and approximate ratios, not on "
             "absolute values (the numbers come from 2007–2015 hardware). An ordering needs "
             "each step to exceed a tie (0.5 % of the values, or 0.5 points for a percentage of "
-            "change). Where a claim gives the size of an effect as a ratio r, the simulated "
-            "ratio must lie between r^(1/2) and r^2 (its logarithm within a factor of two of "
-            "the paper's). The rules are in `vmsched.reproduce.checks`."
+            "change), and with replications a difference counts only when the two 95 % "
+            "intervals separate. Where a claim gives the size of an effect as a ratio r, the "
+            "simulated ratio must lie between r^(1/2) and r^2 (its logarithm within a factor "
+            "of two of the paper's) and its interval must exclude 1. The rules are in "
+            "`vmsched.reproduce.checks`."
         ),
         *_explanation_note(rep),
         *_claims(rep),
@@ -308,7 +410,8 @@ def blocks(rep: Reproduction, pngs: Mapping[str, bytes]) -> list[Block]:
         Text(
             f"Every simulated number (also in `{RESULTS_CSV}`: columns "
             + ", ".join(f"`{c}`" for c in RESULT_COLUMNS)
-            + "; `published` is empty where the paper gives no number)."
+            + "; `published` is empty where the paper gives no number; every seed's value and "
+            f"the 95 % interval in `{REPLICATIONS_CSV}`)."
         ),
         _all_results(rep),
     ]
@@ -395,6 +498,17 @@ def _xvalue(v: str) -> float | str:
         return v
 
 
+def _yerr(rows: list[Row]) -> list[list[float]]:
+    """Error bars: the 95 % interval below and above each mean (0 without one)."""
+    lo, hi = [], []
+    for r in rows:
+        est = r.estimate
+        ok = math.isfinite(est.lo) and math.isfinite(est.hi) and math.isfinite(r.simulated)
+        lo.append(max(r.simulated - est.lo, 0.0) if ok else 0.0)
+        hi.append(max(est.hi - r.simulated, 0.0) if ok else 0.0)
+    return [lo, hi]
+
+
 def _figure_png(rep: Reproduction, fig: Figure) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
@@ -429,13 +543,29 @@ def _figure_png(rep: Reproduction, fig: Figure) -> bytes:
                     categories.index(r.params[fig.x]) + (k - (len(lines) - 1) / 2) * width
                     for r in rs
                 ]
-                ax.bar(xs, [r.simulated for r in rs], width * 0.9, color=colour, label=label)
+                ax.bar(
+                    xs,
+                    [r.simulated for r in rs],
+                    width * 0.9,
+                    color=colour,
+                    label=label,
+                    yerr=_yerr(rs),
+                    ecolor="black",
+                    capsize=2,
+                )
                 pub = [(x, r) for x, r in zip(xs, rs, strict=True) if r.published]
             else:
                 rs = sorted(rs, key=lambda r: float(r.params[fig.x]))
                 xs = [float(r.params[fig.x]) for r in rs]
-                ax.plot(
-                    xs, [r.simulated for r in rs], marker=marker, color=colour, label=label, lw=1.5
+                ax.errorbar(
+                    xs,
+                    [r.simulated for r in rs],
+                    yerr=_yerr(rs),
+                    marker=marker,
+                    color=colour,
+                    label=label,
+                    lw=1.5,
+                    capsize=3,
                 )
                 pub = [(x, r) for x, r in zip(xs, rs, strict=True) if r.published]
             for x, r in pub:
@@ -487,7 +617,7 @@ def _figure_png(rep: Reproduction, fig: Figure) -> bytes:
 
 def files(exp: Experiment) -> list[str]:
     """Every file `save` writes."""
-    return [RESULTS_CSV, REPORT_MD, REPORT_HTML, *(f.file for f in exp.figures)]
+    return [RESULTS_CSV, REPLICATIONS_CSV, REPORT_MD, REPORT_HTML, *(f.file for f in exp.figures)]
 
 
 def save(rep: Reproduction, out: str | Path) -> Path:
@@ -496,6 +626,7 @@ def save(rep: Reproduction, out: str | Path) -> Path:
     pngs = {f.file: _figure_png(rep, f) for f in rep.experiment.figures}
     content = blocks(rep, pngs)
     write_atomic(out_dir / RESULTS_CSV, results_csv(rep.table.rows))
+    write_atomic(out_dir / REPLICATIONS_CSV, replications_csv(rep.table.rows))
     for file, data in pngs.items():
         write_atomic(out_dir / file, data)
     write_atomic(out_dir / REPORT_MD, markdown(content))

@@ -1,0 +1,218 @@
+"""Replications, 95 % intervals and the scorecard of `vmsched reproduce`.
+
+The interval arithmetic is checked against textbook values; the separation
+rule on orderings and effects; replications.csv and claims.csv on the small
+stand-in experiment of test_reproduce.py, run with two and one replications.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from conftest import vmsched_cmd
+from test_reproduce import STANDIN
+from vmsched.reproduce.checks import above, effect_close, increasing, recording
+from vmsched.reproduce.framework import (
+    REPLICATION_COLUMNS,
+    RESULT_COLUMNS,
+    Timing,
+    run_experiments,
+)
+from vmsched.reproduce.scorecard import CLAIM_COLUMNS, claims_csv, counts
+from vmsched.reproduce.stats import Estimate, interval, t975
+
+
+def test_student_t_quantiles():
+    assert t975(1) == pytest.approx(12.706)
+    assert t975(2) == pytest.approx(4.303)
+    assert t975(30) == pytest.approx(2.042)
+    assert t975(60) == pytest.approx(2.000, abs=0.002)
+    assert t975(10_000) == pytest.approx(1.960, abs=0.001)
+
+
+def test_interval_of_known_samples():
+    # mean 2, s = 1, n = 3: 2 ± 4.303 / sqrt(3)
+    lo, hi = interval([1.0, 2.0, 3.0])
+    assert (lo + hi) / 2 == pytest.approx(2.0)
+    assert (hi - lo) / 2 == pytest.approx(4.303 / math.sqrt(3))
+    assert interval([5.0]) == (5.0, 5.0)
+    assert interval([7.0, float("nan"), 7.0]) == (7.0, 7.0)
+
+
+def test_arithmetic_is_per_seed():
+    a = Estimate.of([100.0, 110.0, 90.0])
+    b = Estimate.of([50.0, 50.0, 50.0])
+    r = a / b
+    assert isinstance(r, Estimate) and r.values == (2.0, 2.2, 1.8)
+    assert float(r) == pytest.approx(2.0)
+    d = (a - b) / a * 100
+    assert isinstance(d, Estimate) and len(d.values) == 3
+
+
+def test_a_difference_counts_only_when_intervals_separate():
+    low = Estimate.of([100.0, 101.0, 99.0])
+    high_apart = Estimate.of([110.0, 111.0, 109.0])
+    high_overlapping = Estimate.of([104.0, 120.0, 88.0])  # mean 104: past the tie, but noisy
+    assert increasing([low, high_apart])
+    assert above(high_apart, low)
+    assert not increasing([low, high_overlapping])
+    assert not above(high_overlapping, low)
+    # Plain numbers (one replication) keep the tie rule alone.
+    assert increasing([100.0, 104.0])
+
+
+def test_an_effect_needs_an_interval_that_excludes_one():
+    clear = Estimate.of([1.5, 1.55, 1.45])
+    noisy = Estimate.of([1.5, 2.6, 0.4])
+    assert effect_close(clear, 1.83)
+    assert not effect_close(noisy, 1.83)
+
+
+def test_checks_record_what_they_compare():
+    with recording() as seen:
+        increasing([1.0, 2.0])
+        effect_close(1.5, 1.83)
+    assert seen == [("order", (1.0, 2.0)), ("effect", 1.5, 1.83)]
+
+
+@pytest.fixture(scope="module")
+def two_seeds(tmp_path_factory):
+    [rep] = run_experiments([STANDIN], quick=True, jobs=1, progress=False, replications=2)
+    return rep, rep.save(tmp_path_factory.mktemp("standin2"))
+
+
+def test_each_configuration_runs_once_per_seed(two_seeds):
+    rep, _ = two_seeds
+    assert rep.seeds == (1, 2)
+    assert len(rep.runs) == 2 * len(STANDIN.runs(True))
+    assert [r.seed for r in rep.runs] == [1] * 9 + [2] * 9
+    assert [s["seed"] for s in rep.summaries] == [r.seed for r in rep.runs]
+
+
+def test_replications_csv_has_every_seed_and_the_interval(two_seeds):
+    rep, out = two_seeds
+    results = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    assert tuple(results.columns) == RESULT_COLUMNS
+    reps = pd.read_csv(out / "replications.csv", dtype=str, keep_default_na=False)
+    assert tuple(reps.columns) == REPLICATION_COLUMNS
+    # One row per results.csv row, same keys, same order; the mean is `simulated`.
+    assert list(zip(reps.scheduler, reps.params, reps.metric, strict=True)) == list(
+        zip(results.scheduler, results.params, results.metric, strict=True)
+    )
+    assert list(reps["mean"]) == list(results.simulated)
+    measured = reps[reps["mean"] != ""]
+    assert set(measured.replications) == {"2"} and set(measured.seeds) == {"1;2"}
+    for row in measured.itertuples():
+        values = [float(v) for v in row.values.split(";")]
+        assert float(row.mean) == pytest.approx(sum(values) / 2, abs=1e-3)
+        assert float(row.ci95_low) <= float(row.mean) <= float(row.ci95_high)
+    text = (out / "report.md").read_text()
+    assert "2 replications per configuration (seeds 1-2)" in text
+
+
+def test_one_replication_is_the_single_seed_run(two_seeds):
+    rep2, _ = two_seeds
+    [rep1] = run_experiments([STANDIN], quick=True, jobs=1, progress=False, replications=1)
+    assert rep1.seeds == (1,)
+    # Seed 1's values are the first of every two-seed row, and with one seed the
+    # mean is that value.
+    one = {(r.scheduler, r.key, r.metric): r.simulated for r in rep1.table.rows}
+    for r in rep2.table.rows:
+        if r.values:
+            assert r.values[0] == one[(r.scheduler, r.key, r.metric)]
+
+
+def test_timing_default_replications():
+    assert Timing(duration_s=1, warmup_s=0).seeds == [1, 2, 3]
+    assert Timing(duration_s=1, warmup_s=0, quick=True).seeds == [1, 2]
+    assert Timing(duration_s=1, warmup_s=0, seed=5, replications=4).seeds == [5, 6, 7, 8]
+
+
+def test_claims_csv_has_its_columns_and_a_row_per_verdict(two_seeds, tmp_path):
+    rep, _ = two_seeds
+    (tmp_path / "claims.csv").write_text(claims_csv([rep]))
+    df = pd.read_csv(tmp_path / "claims.csv", dtype=str, keep_default_na=False)
+    assert tuple(df.columns) == CLAIM_COLUMNS
+    assert list(df.claim) == [c.id for c in STANDIN.claims]
+    assert list(df.verdict) == ["reproduced", "not reproduced", "not reproduced"]
+    assert all(df.reason)
+    # Claim 3 is explained: its reason carries the explanation.
+    assert "Cause: Because." in df.reason.iloc[2]
+    c = counts([rep, rep])
+    assert (c.judged, c.reproduced, c.distinct, c.distinct_reproduced) == (6, 2, 3, 1)
+
+
+def test_bad_replications_exit_2():
+    r = vmsched_cmd("reproduce", "thesis2015-oltp", "--replications", "0")
+    assert r.returncode == 2
+    assert "--replications" in r.stderr and "expected an integer >= 1" in r.stderr
+
+
+# ----- binding resources and flat sweeps ---------------------------------------------------------
+
+
+def _summary(busy, domains, nic_mbit=1000.0, disk_mb_s=50.0, measured_s=10.0):
+    return {
+        "measured_s": measured_s,
+        "host": {
+            "pcpus_detail": [{"busy_pct": b} for b in busy],
+            "io": {"nic_mbit": nic_mbit, "disk_transfer_mb_s": disk_mb_s},
+        },
+        "domains": domains,
+    }
+
+
+def _dom(name, cpu, *, driver=False, sched=None, runnable=0.0, xentop=None, workload=None):
+    return {
+        "name": name,
+        "cpu_pct": cpu,
+        "driver": driver,
+        "runnable_pct": runnable,
+        "sched": sched or {},
+        "vcpus": [{}],
+        "xentop": xentop or {},
+        "workload": workload or {},
+    }
+
+
+def test_binding_resource_rules():
+    from vmsched.reproduce.binding import binding
+
+    capped = _summary([60], [_dom("dom0", 10, driver=True), _dom("dom1", 49.5, sched={"cap": 50})])
+    assert binding(capped)[0] == "cap/reservation"
+    assert "dom1 at 50 % of its 50 % cap" in binding(capped)[1]
+    slice_ = {"period": 10, "slice": 5, "extratime": False}
+    reserved = _summary([70], [_dom("dom1", 50, sched=slice_)])
+    assert binding(reserved)[0] == "cap/reservation"
+    # 1 Gbit/s for 10 s is 1.19e6 KiB; 95 % of it.
+    link = _summary([40], [_dom("dom1", 30, xentop={"nettx_kb": 0.95 * 1e9 * 10 / 8 / 1024})])
+    assert binding(link)[0] == "link"
+    # 50 MB/s for 10 s is 976 562 sectors; 92 % of it.
+    disk = _summary([20], [_dom("dom1", 10, xentop={"vbd_rsect": 0.92 * 976_562.5})])
+    assert binding(disk)[0] == "disk"
+    window = _summary([30], [_dom("dom1", 20, workload={"window_limited_pct": 80.0})])
+    assert binding(window)[0] == "TCP window"
+    cpu = _summary([99, 98], [_dom("dom0", 30, driver=True), _dom("dom1", 167)])
+    assert binding(cpu)[0] == "CPU"
+    share = _summary([100], [_dom("dom0", 30, driver=True, runnable=40), _dom("dom1", 70)])
+    assert binding(share)[0] == "Dom0's share"
+    idle = _summary([40], [_dom("dom0", 10, driver=True), _dom("dom1", 30)])
+    resource, evidence = binding(idle)
+    assert resource == "latency/load" and "host 40 % busy" in evidence
+
+
+def test_flat_sweeps_are_found():
+    from vmsched.reproduce.binding import sweeps
+    from vmsched.reproduce.framework import Row
+
+    def row(sched, r, metric, v):
+        return Row(sched, {"dom0_weight_ratio": r, "mode": "wc"}, metric, v, "", "")
+
+    rows = [row("credit", r, "tput", 100 + 0.5 * i) for i, r in enumerate(("0.5", "1", "2"))]
+    rows += [row("sedf", r, "tput", 100 * (i + 1)) for i, r in enumerate(("0.5", "1", "2"))]
+    got = {s.where: s for s in sweeps(rows)}
+    assert got["credit mode=wc"].flat and got["credit mode=wc"].largest_change < 0.02
+    assert not got["sedf mode=wc"].flat
+    assert got["sedf mode=wc"].metric == "tput"
