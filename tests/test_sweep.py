@@ -149,7 +149,7 @@ def test_sweep_results_tidy_and_summaries(tmp_path, capsys):
     row = summ[(summ["metric"] == "cpu_pct") & (summ["domain"] == "b")].iloc[0]
     values = df[(df["point"] == row["point"]) & (df["metric"] == "cpu_pct") & (df["domain"] == "b")]
     mean, lo, hi, n = mean_ci95(values["value"])
-    assert (row["n"], row["mean"]) == (2, mean)
+    assert row["n"] == n == 2 and row["mean"] == pytest.approx(mean, rel=1e-12)
     assert row["ci95_low"] == pytest.approx(lo, nan_ok=True)
     html = (out / "report.html").read_text()
     assert "95 % interval" in html and "<img" in html

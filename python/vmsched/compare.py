@@ -45,19 +45,17 @@ from __future__ import annotations
 import argparse
 import copy
 import math
-import os
 import shlex
 import time
 import tomllib
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vmsched.api import catalogue, prepare_out_dir, run, write_atomic
+from vmsched.batch import add_backend_options, check_backend, check_jobs, run_all
 from vmsched.errors import ScenarioError, unknown_name
-from vmsched.progress import RunsProgress
 from vmsched.scenario import Scenario, read
 
 #: `--quick`: the run is shortened to this many simulated seconds (warm-up included).
@@ -544,47 +542,36 @@ class Run:
         return self.spec.label
 
 
-def _simulate(job: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any], Any]:
-    """Run one scenario (in a worker process or in-process)."""
-    index, data = job
+def _simulate(data: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """Run one scenario (in a worker of the batch layer, or in-process)."""
     r = run(data, progress=False)
     ts = r.timeseries
-    return index, r.summary, ts[ts["vcpu"].isna()].reset_index(drop=True)
+    return r.summary, ts[ts["vcpu"].isna()].reset_index(drop=True)
 
 
-def _execute(runs: list[Run], jobs: int, progress: bool | Callable[[int, int], None]) -> None:
-    work = [(i, r.scenario) for i, r in enumerate(runs)]
-    bar = RunsProgress(
-        len(work), "compare " + " vs ".join(r.label for r in runs), progress, after_s=0.0
+@dataclass(frozen=True)
+class Backend:
+    """Where the runs and the figures go (vmsched.batch): backend, workers, Ray address."""
+
+    name: str = "local"
+    jobs: int = 1
+    address: str | None = None
+
+
+def _execute(runs: list[Run], where: Backend, progress: bool | Callable[[int, int], None]) -> None:
+    outcomes = run_all(
+        _simulate,
+        [r.scenario for r in runs],
+        backend=where.name,
+        jobs=where.jobs,
+        address=where.address,
+        batch_size=1,
+        progress=progress,
+        label="compare " + " vs ".join(r.label for r in runs),
+        after_s=0.0,
     )
-    try:
-        bar.update(0)
-        if jobs <= 1:
-            for done, job in enumerate(work, start=1):
-                i, summary, ts = _simulate(job)
-                runs[i].summary, runs[i].timeseries = summary, ts
-                bar.update(done)
-            return
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-            pending = {pool.submit(_simulate, job) for job in work}
-            done = 0
-            while pending:
-                finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    i, summary, ts = fut.result()
-                    runs[i].summary, runs[i].timeseries = summary, ts
-                    done += 1
-                bar.update(done)
-    finally:
-        bar.close()
-
-
-def _check_jobs(jobs: int | None, n_runs: int) -> int:
-    if jobs is None:
-        return max(1, min(os.cpu_count() or 1, n_runs))
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ScenarioError(f"{jobs!r} is not allowed; expected an integer >= 1", path="--jobs")
-    return jobs
+    for r, (summary, ts) in zip(runs, outcomes, strict=True):
+        r.summary, r.timeseries = summary, ts
 
 
 def _base_scenario(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
@@ -613,11 +600,18 @@ class Prepared:
     quick_factor: float
     jobs: int
     command: str
+    backend: str = "local"
+    address: str | None = None
+
+    @property
+    def where(self) -> Backend:
+        return Backend(self.backend, self.jobs, self.address)
 
     def execute(self, progress: bool | Callable[[int, int], None] = True) -> Comparison:
-        """Simulate every run (in `jobs` processes) and return the Comparison."""
+        """Simulate every run (in `jobs` workers of the batch layer) and return the
+        Comparison."""
         t0 = time.perf_counter()
-        _execute(self.runs, self.jobs, progress)
+        _execute(self.runs, self.where, progress)
         return Comparison(
             runs=self.runs,
             source=self.base.source,
@@ -625,6 +619,7 @@ class Prepared:
             quick_factor=self.quick_factor,
             wall_s=time.perf_counter() - t0,
             command=self.command,
+            where=self.where,
         )
 
 
@@ -635,10 +630,13 @@ def prepare(
     variants: Sequence[str] = (),
     quick: bool = False,
     jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Prepared:
     """Check everything and port the scenario to every run, simulating nothing.
 
-    Raises ScenarioError on bad input (the scenario, a scheduler, a variant, --jobs).
+    Raises ScenarioError on bad input (the scenario, a scheduler, a variant, --jobs,
+    the backend).
     """
     base = _base_scenario(scenario)
     factor = 1.0
@@ -646,13 +644,15 @@ def prepare(
         base, factor = shorten(base)
     domains = [d["name"] for d in base.data["domain"]]
     specs = plan_runs(schedulers, variants, domains)
-    n_jobs = _check_jobs(jobs, len(specs))
+    n_jobs = check_jobs(jobs, len(specs))
+    check_backend(backend, address)
     infos = _schedulers()
     runs = []
     for spec in specs:
         sc, notes = port(base, spec, infos)
         runs.append(Run(spec, sc.data, notes))
-    return Prepared(runs, base, factor, n_jobs, _command(base.source, specs, quick, jobs))
+    command = _command(base.source, specs, quick, jobs)
+    return Prepared(runs, base, factor, n_jobs, command, backend, address)
 
 
 def compare(
@@ -663,14 +663,25 @@ def compare(
     quick: bool = False,
     jobs: int | None = None,
     progress: bool | Callable[[int, int], None] = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Comparison:
     """Run `scenario` under each scheduler and variant; returns a Comparison.
 
     Everything is checked before anything is simulated (ScenarioError on bad input).
-    `jobs` parallel processes (default: one per CPU, at most one per run). `progress`:
-    a bar on a terminal (True), nothing (False), or a callable(done, total).
+    `jobs` parallel workers (default: one per CPU, at most one per run) of the batch
+    layer's `backend` ("local" processes, or "ray" at `address`; vmsched.batch).
+    `progress`: a bar on a terminal (True), nothing (False), or a callable(done, total).
     """
-    prepared = prepare(scenario, schedulers=schedulers, variants=variants, quick=quick, jobs=jobs)
+    prepared = prepare(
+        scenario,
+        schedulers=schedulers,
+        variants=variants,
+        quick=quick,
+        jobs=jobs,
+        backend=backend,
+        address=address,
+    )
     return prepared.execute(progress)
 
 
@@ -782,6 +793,8 @@ class Comparison:
     wall_s: float
     #: The command line that repeats the comparison.
     command: str
+    #: Where the figures are drawn (the batch layer's workers, as the runs were).
+    where: Backend = field(default_factory=Backend)
 
     @property
     def labels(self) -> list[str]:
@@ -873,6 +886,21 @@ class Comparison:
         return seen
 
     # ----- the report -----
+
+    def figure_pngs(self) -> dict[str, bytes]:
+        """The report's figures as PNG bytes, each drawn in a worker of the batch layer
+        (where the runs were simulated), not one after another here."""
+        names = [FIG_CPU_TIME, FIG_CPU_SHARE, FIG_LATENCY, FIG_WORKLOAD]
+        pngs = run_all(
+            _draw_figure,
+            [(self, name) for name in names],
+            backend=self.where.name,
+            jobs=self.where.jobs,
+            address=self.where.address,
+            batch_size=1,
+            label="figures",
+        )
+        return {n: png for n, png in zip(names, pngs, strict=True) if png is not None}
 
     def figures(self) -> dict[str, Any]:
         """The report's figures by file stem (matplotlib Figures)."""
@@ -1128,12 +1156,14 @@ class Comparison:
         blocks += [
             h.Heading("CPU share"),
             h.Figure(
-                figs[FIG_CPU_TIME],
+                figs.get(FIG_CPU_TIME),
                 "CPU % per domain over time, one panel per run; each sample is a step over "
                 "the interval it covers.",
                 FIG_CPU_TIME,
             ),
-            h.Figure(figs[FIG_CPU_SHARE], "CPU % per domain over the measured run.", FIG_CPU_SHARE),
+            h.Figure(
+                figs.get(FIG_CPU_SHARE), "CPU % per domain over the measured run.", FIG_CPU_SHARE
+            ),
             h.Table(cpu, caption="CPU % per domain (100 = one PCPU)"),
             h.Heading("Wake-up latency"),
             h.Paragraph(
@@ -1143,17 +1173,17 @@ class Comparison:
                 "none. A domain with several VCPUs is shown per VCPU."
             ),
             h.Figure(
-                figs[FIG_LATENCY],
+                figs.get(FIG_LATENCY),
                 "Wake-up latency p50, p95, p99 and max (µs, symmetric-log scale), per run.",
                 FIG_LATENCY,
             ),
             h.Table(lat, caption="Wake-up latency (µs) and number of wake-ups"),
             h.Heading("Application metrics"),
         ]
-        if FIG_WORKLOAD in figs:
+        if FIG_WORKLOAD in figs or (not figs and len(work)):
             blocks += [
                 h.Figure(
-                    figs[FIG_WORKLOAD],
+                    figs.get(FIG_WORKLOAD),
                     "Each workload's numeric metrics (docs/workloads.md), per domain and run"
                     + (
                         f"; the first {MAX_METRIC_PANELS} panels."
@@ -1174,10 +1204,14 @@ class Comparison:
                 "this report."
             ),
         ]
+        if not figs:
+            # --no-figures: the tables stand alone.
+            blocks = [b for b in blocks if not (isinstance(b, h.Figure) and b.figure is None)]
         return blocks
 
-    def save(self, out: str | Path) -> Path:
-        """Write report.html, its PNGs and results.csv into `out`; returns the folder."""
+    def save(self, out: str | Path, figures: bool = True) -> Path:
+        """Write report.html, its PNGs and results.csv into `out`; returns the folder.
+        `figures=False` leaves the figures out of the report (and writes no PNGs)."""
         from vmsched.htmlreport import write_report
 
         out_dir = prepare_out_dir(out)
@@ -1187,8 +1221,24 @@ class Comparison:
         title = "Scheduler comparison: " + (
             self.runs[0].summary["title"] or Path(self.source or "scenario").name
         )
-        write_report(out_dir / REPORT_HTML, title, self.report_blocks())
+        figs = self.figure_pngs() if figures else {}
+        write_report(out_dir / REPORT_HTML, title, self.report_blocks(figs))
         return out_dir
+
+
+def _draw_figure(item: tuple[Comparison, str]) -> bytes | None:
+    """One figure of a comparison as PNG bytes (None if it has none), in a worker."""
+    from vmsched.htmlreport import png_bytes
+
+    comparison, name = item
+    draw = {
+        FIG_CPU_TIME: comparison._fig_cpu_time,
+        FIG_CPU_SHARE: comparison._fig_cpu_share,
+        FIG_LATENCY: comparison._fig_latency,
+        FIG_WORKLOAD: comparison._fig_workload,
+    }[name]
+    fig = draw()
+    return None if fig is None else png_bytes(fig)
 
 
 def _fmt(v: float) -> str:
@@ -1307,6 +1357,7 @@ def add_parser(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ())
         action="store_true",
         help=f"compress each run to {QUICK_DURATION_S:g} simulated seconds",
     )
+    add_backend_options(p)
     p.set_defaults(func=main)
     return p
 
@@ -1319,10 +1370,12 @@ def main(args: argparse.Namespace) -> int:
         variants=args.variant,
         quick=args.quick,
         jobs=args.jobs,
+        backend=args.backend,
+        address=args.address,
     )
     prepare_out_dir(args.out)
     c = prepared.execute(progress=True)
-    out = c.save(args.out)
+    out = c.save(args.out, figures=not args.no_figures)
     _print_summary(c)
     print(f"report: {out / REPORT_HTML} (and {RESULTS_CSV}, PNGs) in {out}/")
     return 0

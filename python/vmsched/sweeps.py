@@ -539,10 +539,20 @@ def metric_rows(summary: dict[str, Any]) -> list[tuple[str | None, int | None, s
 
 def simulate_metrics(item: tuple[dict[str, Any], tuple[str, ...]]) -> list[tuple]:
     """Simulate one scenario tree; its metric rows (only `keep`'s metrics if any)."""
-    from vmsched.api import run
+    from vmsched import _core
+    from vmsched.errors import from_core
 
     tree, keep = item
-    rows = metric_rows(run(tree, progress=False).summary)
+    # The engine directly, as vmsched.run drives it but without its time series (a
+    # sweep keeps the summary's numbers): the same events, the same results.
+    try:
+        sim = _core.Sim(json.dumps(tree))
+        end_ns = int(round(float(tree.get("run", {}).get("duration_s", 60.0)) * 1e9))
+        sim.run_until(end_ns)
+        summary = json.loads(sim.summary(0.0))
+    except Exception as exc:  # noqa: BLE001 - translated
+        raise from_core(exc, None) from None
+    rows = metric_rows(summary)
     if keep:
         rows = [r for r in rows if r[2] in keep]
     return rows
@@ -817,21 +827,18 @@ def summarise(df, axes: Sequence[str]):
     """Per point x domain x vcpu x metric: n (replications with a value), mean, std and
     the 95 % interval of the mean (vmsched.intervals)."""
     import numpy as np
-    import pandas as pd
 
-    from vmsched.intervals import mean_ci95
+    from vmsched.intervals import t975
 
     ok = df[df["metric"].notna()]
     keys = ["point", *axes, "domain", "vcpu", "metric", "unit"]
-    rows = []
-    for key, g in ok.groupby(keys, dropna=False, sort=True):
-        vals = g["value"].to_numpy(dtype="float64")
-        mean, lo, hi, n = mean_ci95(vals)
-        finite = vals[np.isfinite(vals)]
-        std = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
-        rows.append((*key, n, mean, std, lo, hi))
-    cols = keys + ["n", "mean", "std", "ci95_low", "ci95_high"]
-    out = pd.DataFrame(rows, columns=cols)
+    g = ok.groupby(keys, dropna=False, sort=True)["value"]
+    out = g.agg(n="count", mean="mean", std="std").reset_index()
+    n = out["n"].to_numpy()
+    t = np.array([t975(int(k) - 1) if k > 1 else math.nan for k in n])
+    half = t * out["std"].to_numpy() / np.sqrt(np.maximum(n, 1))
+    out["ci95_low"] = out["mean"] - half
+    out["ci95_high"] = out["mean"] + half
     return out.astype({"vcpu": "Int64", "n": "int64"})
 
 
