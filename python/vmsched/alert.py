@@ -33,11 +33,9 @@ import difflib
 import io
 import json
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +44,8 @@ import numpy as np
 import pandas as pd
 
 from vmsched.api import catalogue, prepare_out_dir, run, write_atomic
+from vmsched.batch import add_backend_options, check_backend, check_jobs, run_all
 from vmsched.errors import InternalError, ScenarioError
-from vmsched.progress import RunsProgress
 from vmsched.scenario import Scenario
 
 # ----- the paper's setup ---------------------------------------------------------------
@@ -457,30 +455,28 @@ def _simulate(job: _Job) -> _Outcome:
     )
 
 
-def _run_jobs(jobs: list[_Job], n_workers: int, label: str, progress) -> list[_Outcome]:
-    """Run independent jobs, in parallel when asked; results in job order whatever the order
-    they finish in, so the output does not depend on `n_workers`."""
-    results: list[_Outcome | None] = [None] * len(jobs)
-    bar = RunsProgress(len(jobs), label, progress)
-    try:
-        if n_workers <= 1 or len(jobs) == 1:
-            for i, job in enumerate(jobs):
-                results[job.index] = _simulate(job)
-                bar.update(i + 1)
-        else:
-            with ProcessPoolExecutor(max_workers=min(n_workers, len(jobs))) as pool:
-                pending = {pool.submit(_simulate, job) for job in jobs}
-                done_count = 0
-                while pending:
-                    done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        out = fut.result()
-                        results[out.index] = out
-                        done_count += 1
-                    bar.update(done_count)
-    finally:
-        bar.close()
-    return [r for r in results if r is not None]
+def _run_jobs(jobs: list[_Job], where: Where, label: str, progress) -> list[_Outcome]:
+    """Run independent jobs through the batch layer (vmsched.batch); results in job order
+    whatever the order they finish in, so the output does not depend on the workers."""
+    return run_all(
+        _simulate,
+        jobs,
+        backend=where.backend,
+        jobs=where.jobs,
+        address=where.address,
+        batch_size=1,
+        progress=progress,
+        label=label,
+    )
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where runs and figures go (vmsched.batch): backend, workers, Ray address."""
+
+    backend: str = "local"
+    jobs: int = 1
+    address: str | None = None
 
 
 # ----- results ---------------------------------------------------------------------------------
@@ -552,6 +548,8 @@ class AlertResult:
     dom0_usage_pct: dict[float, float] = field(default_factory=dict)
     wall_s: float = 0.0
     events: int = 0
+    #: Where the plots are drawn: the batch layer's workers, as the runs were.
+    where: Where = field(default_factory=Where)
 
     @property
     def label(self) -> str:
@@ -581,14 +579,15 @@ class AlertResult:
         """report.md as text."""
         return _report(self)
 
-    def save(self, out: str | Path) -> Path:
-        """Write alert.csv, targets.csv, summary.json, report.md and the plots into `out`;
-        every file appears whole or not at all."""
+    def save(self, out: str | Path, figures: bool = True) -> Path:
+        """Write alert.csv, targets.csv, summary.json, report.md and (unless `figures` is
+        False) the plots into `out`; every file appears whole or not at all."""
         out_dir = prepare_out_dir(out)
         write_atomic(out_dir / "alert.csv", _csv(self.samples))
         write_atomic(out_dir / "targets.csv", _csv(self.targets))
         write_atomic(out_dir / "summary.json", json.dumps(_jsonable(self.summary), indent=2) + "\n")
-        _plots(self, out_dir)
+        if figures:
+            _plots(self, out_dir)
         write_atomic(out_dir / "report.md", self.report())
         return out_dir
 
@@ -795,41 +794,37 @@ def _plan(
     return _Plan(scheduler, version, target_list, jobs, setup)
 
 
-def _default_jobs(jobs: int | None) -> int:
-    if jobs is None:
-        return os.cpu_count() or 1
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ScenarioError(f"{jobs!r} is not allowed; expected an integer >= 1", path="alert.jobs")
-    return jobs
-
-
 @dataclass(frozen=True)
 class _Experiment:
     """One or more validated ALERT runs (scheduler, version), ready to simulate."""
 
     plans: list[_Plan]
     smp: bool
-    n_workers: int
+    where: Where
 
     def execute(self, progress: bool | Callable[[int, int], None]) -> list[AlertResult]:
         """Simulate every target of every run on one process pool."""
         label = "ALERT " + " vs ".join(p.scheduler for p in self.plans)
         t0 = time.perf_counter()
-        outcomes = _run_jobs(
-            [j for p in self.plans for j in p.jobs], self.n_workers, label, progress
-        )
+        outcomes = _run_jobs([j for p in self.plans for j in p.jobs], self.where, label, progress)
         wall = time.perf_counter() - t0
         results = []
         for p in self.plans:
             mine = outcomes[p.jobs[0].index : p.jobs[-1].index + 1]
-            results.append(
-                _assemble(p.scheduler, p.version, self.smp, p.targets, mine, p.setup, wall)
-            )
+            r = _assemble(p.scheduler, p.version, self.smp, p.targets, mine, p.setup, wall)
+            r.where = self.where
+            results.append(r)
         return results
 
 
 def _experiment(
-    entries: list[tuple[str, str | None]], *, smp: bool, jobs: int | None, **options: Any
+    entries: list[tuple[str, str | None]],
+    *,
+    smp: bool,
+    jobs: int | None,
+    backend: str = "local",
+    address: str | None = None,
+    **options: Any,
 ) -> _Experiment:
     """Validate everything (raising ScenarioError) before anything is simulated."""
     plans: list[_Plan] = []
@@ -845,7 +840,8 @@ def _experiment(
             "twice; expected distinct runs",
             path="alert.compare",
         )
-    return _Experiment(plans, smp, _default_jobs(jobs))
+    n_jobs = check_jobs(jobs, path="alert.jobs")
+    return _Experiment(plans, smp, Where(check_backend(backend, address), n_jobs, address))
 
 
 def run_alert(
@@ -859,6 +855,8 @@ def run_alert(
     progress: bool | Callable[[int, int], None] = True,
     *,
     jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
     dom0_load: str | None = None,
     dom0_util_pct: float | None = None,
     warmup_s: float = WARMUP_S,
@@ -872,8 +870,10 @@ def run_alert(
     "3.0.3" where the scheduler has it. `smp` runs the paper's SMP variant: 2 PCPUs,
     Dom0, Dom1 and Dom2 each a CPU hog allocated 66 % (or each target given).
     `dom0_load` ("xenmon", "hog" or "idle", single-PCPU variant only) is what Dom0
-    runs under its 6 % allocation. Targets run in parallel on `jobs` processes
-    (default: all CPUs); results do not depend on `jobs`. `progress=True` shows a
+    runs under its 6 % allocation. Targets run in parallel on `jobs` workers
+    (default: all CPUs) of the batch layer's `backend` ("local" processes, or "ray"
+    at `address`: vmsched.batch), which also draws the plots; results depend on
+    neither. `progress=True` shows a
     bar on a terminal; a callable receives (runs done, runs in all).
     Raises ScenarioError on bad input, before anything is simulated.
     """
@@ -881,6 +881,8 @@ def run_alert(
         [(scheduler, xen_version)],
         smp=smp,
         jobs=jobs,
+        backend=backend,
+        address=address,
         targets=targets,
         duration_s=duration_s,
         quick=quick,
@@ -926,16 +928,17 @@ class CompareResult:
             "files": ["summary.json", "report.md", "targets.csv", *COMPARE_PLOT_FILES.values()],
         }
 
-    def save(self, out: str | Path) -> Path:
-        """Each run's full output in its own sub-folder, plus the comparison plots,
-        targets.csv (all runs) and report.md at the top."""
+    def save(self, out: str | Path, figures: bool = True) -> Path:
+        """Each run's full output in its own sub-folder, plus the comparison plots (unless
+        `figures` is False), targets.csv (all runs) and report.md at the top."""
         out_dir = prepare_out_dir(out)
         for name, r in zip(self.folder_names(), self.results, strict=True):
-            r.save(out_dir / name)
+            r.save(out_dir / name, figures=figures)
         both = pd.concat([r.targets for r in self.results], ignore_index=True)
         write_atomic(out_dir / "targets.csv", _csv(both))
         write_atomic(out_dir / "summary.json", json.dumps(_jsonable(self.summary), indent=2) + "\n")
-        _compare_plots(self.results, out_dir)
+        if figures:
+            _compare_plots(self.results, out_dir)
         write_atomic(out_dir / "report.md", _compare_report(self))
         return out_dir
 
@@ -969,6 +972,8 @@ def compare(
     progress: bool | Callable[[int, int], None] = True,
     *,
     jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
     dom0_load: str | None = None,
     dom0_util_pct: float | None = None,
     warmup_s: float = WARMUP_S,
@@ -984,6 +989,8 @@ def compare(
         _compare_entries(schedulers, xen_version),
         smp=smp,
         jobs=jobs,
+        backend=backend,
+        address=address,
         targets=targets,
         duration_s=duration_s,
         quick=quick,
@@ -1189,38 +1196,60 @@ def _plot_smp_timeseries(r: AlertResult) -> bytes:
     return _png(fig)
 
 
+def _draw(item: tuple[str, list[AlertResult], str]) -> bytes:
+    """One plot as PNG bytes, in a worker of the batch layer."""
+    kind, results, title = item
+    if kind == "fig7":
+        return _plot_error_1s(results, title)
+    if kind == "fig8":
+        return _plot_error_cdf(results, title)
+    if kind == "fig9":
+        return _plot_error_run(results, title)
+    return _plot_smp_timeseries(results[0])
+
+
+def _write_plots(
+    where: Where, out_dir: Path, plots: list[tuple[str, str, list[AlertResult], str]]
+) -> None:
+    """Draw [(file, kind, results, title)] in the batch layer's workers, then write them."""
+    pngs = run_all(
+        _draw,
+        [(kind, results, title) for _, kind, results, title in plots],
+        backend=where.backend,
+        jobs=where.jobs,
+        address=where.address,
+        batch_size=1,
+        label="plots",
+    )
+    for (file, *_), png in zip(plots, pngs, strict=True):
+        write_atomic(out_dir / file, png)
+
+
 def _plots(r: AlertResult, out_dir: Path) -> None:
     what = f"{r.label}, {'2 PCPUs' if r.smp else '1 PCPU'}"
-    write_atomic(
-        out_dir / PLOT_FILES["fig7"],
-        _plot_error_1s([r], f"ALERT, {what}: error at 1-s granularity"),
-    )
-    write_atomic(
-        out_dir / PLOT_FILES["fig8"],
-        _plot_error_cdf([r], f"ALERT, {what}: distribution of 1-s errors"),
-    )
-    write_atomic(
-        out_dir / PLOT_FILES["fig9"],
-        _plot_error_run([r], f"ALERT, {what}: error over the whole run"),
-    )
+    plots = [
+        (PLOT_FILES["fig7"], "fig7", [r], f"ALERT, {what}: error at 1-s granularity"),
+        (PLOT_FILES["fig8"], "fig8", [r], f"ALERT, {what}: distribution of 1-s errors"),
+        (PLOT_FILES["fig9"], "fig9", [r], f"ALERT, {what}: error over the whole run"),
+    ]
     if r.smp:
-        write_atomic(out_dir / SMP_TIMESERIES_PLOT, _plot_smp_timeseries(r))
+        plots.append((SMP_TIMESERIES_PLOT, "fig11", [r], ""))
+    _write_plots(r.where, out_dir, plots)
 
 
 def _compare_plots(results: list[AlertResult], out_dir: Path) -> None:
     what = " vs ".join(r.label for r in results)
-    write_atomic(
-        out_dir / COMPARE_PLOT_FILES["fig7"],
-        _plot_error_1s(results, f"ALERT: error at 1-s granularity, {what}"),
-    )
-    write_atomic(
-        out_dir / COMPARE_PLOT_FILES["fig8"],
-        _plot_error_cdf(results, f"ALERT: distribution of 1-s errors, {what}"),
-    )
-    write_atomic(
-        out_dir / COMPARE_PLOT_FILES["fig9"],
-        _plot_error_run(results, f"ALERT: error over the whole run, {what}"),
-    )
+    plots = [
+        (COMPARE_PLOT_FILES["fig7"], "fig7", results, f"ALERT: error at 1-s granularity, {what}"),
+        (
+            COMPARE_PLOT_FILES["fig8"],
+            "fig8",
+            results,
+            f"ALERT: distribution of 1-s errors, {what}",
+        ),
+        (COMPARE_PLOT_FILES["fig9"], "fig9", results, f"ALERT: error over the whole run, {what}"),
+    ]
+    _write_plots(results[0].where, out_dir, plots)
 
 
 # ----- reports ----------------------------------------------------------------------------------
@@ -1532,6 +1561,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         metavar="DIR",
         help="output folder (default results/alert)",
     )
+    add_backend_options(p)
     p.set_defaults(func=main)
     return p
 
@@ -1582,16 +1612,23 @@ def main(args: argparse.Namespace) -> int:
             )
         else:
             entries = [(args.scheduler or "credit", args.xen_version)]
-        exp = _experiment(entries, smp=args.smp, jobs=args.jobs, **options)
+        exp = _experiment(
+            entries,
+            smp=args.smp,
+            jobs=args.jobs,
+            backend=args.backend,
+            address=args.address,
+            **options,
+        )
         prepare_out_dir(args.out)
     except ScenarioError as exc:
         print(f"vmsched: error: {exc}", file=sys.stderr)
         return 2
     results = exp.execute(progress=True)
     if args.compare is not None:
-        out = CompareResult(results, results[0].wall_s).save(args.out)
+        out = CompareResult(results, results[0].wall_s).save(args.out, not args.no_figures)
     else:
-        out = results[0].save(args.out)
+        out = results[0].save(args.out, not args.no_figures)
     for r in results:
         _print_summary(r)
     print(f"wrote {out}/ (report.md, alert.csv, targets.csv, summary.json, plots)")
