@@ -608,37 +608,68 @@ def _axis_dtypes(spec: Spec) -> dict[str, str]:
     return out
 
 
+def _schema(spec: Spec):
+    """The Arrow schema of results.parquet (and of every part)."""
+    import pyarrow as pa
+
+    arrow = {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
+    arrow["string"] = pa.string()
+    fields = [("run", pa.int64()), ("point", pa.int64())]
+    fields += [(name, arrow[t]) for name, t in _axis_dtypes(spec).items()]
+    fields += [("seed", pa.int64()), ("scenario_hash", pa.string()), ("domain", pa.string())]
+    fields += [("vcpu", pa.int64()), ("metric", pa.string()), ("value", pa.float64())]
+    fields += [("unit", pa.string()), ("error", pa.string())]
+    return pa.schema(fields)
+
+
 def _frame(spec: Spec, runs: list[PlannedRun], batch: list[tuple[int, Any]]):
-    """The tidy rows of one finished batch."""
-    import pandas as pd
+    """The tidy rows of one finished batch, as an Arrow table (column by column: the
+    main process does this for every batch, so it must stay cheap)."""
+    import pyarrow as pa
 
     from vmsched.batch import Failure
 
-    cols: dict[str, list[Any]] = {c: [] for c in RESULT_COLUMNS[:2]}
-    cols |= {a.name: [] for a in spec.axes}
-    cols |= {c: [] for c in RESULT_COLUMNS[2:] + RESULT_TAIL}
+    schema = _schema(spec)
+    cols: dict[str, list[Any]] = {name: [] for name in schema.names}
     for index, result in batch:
         r = runs[index]
-        rows = [(None, None, None, math.nan, None)] if isinstance(result, Failure) else result
-        error = str(result) if isinstance(result, Failure) else None
-        for dom, vcpu, metric, value, unit in rows:
-            cols["run"].append(r.run)
-            cols["point"].append(r.point)
-            for a in spec.axes:
-                cols[a.name].append(r.values[a.name])
-            cols["seed"].append(r.seed)
-            cols["scenario_hash"].append(r.scenario_hash)
-            cols["domain"].append(dom)
-            cols["vcpu"].append(vcpu)
-            cols["metric"].append(metric)
-            cols["value"].append(value)
-            cols["unit"].append(unit)
-            cols["error"].append(error)
-    df = pd.DataFrame(cols)
+        failed = isinstance(result, Failure)
+        rows = [(None, None, None, math.nan, None)] if failed else result
+        k = len(rows)
+        dom, vcpu, metric, value, unit = zip(*rows, strict=True)
+        cols["run"] += [r.run] * k
+        cols["point"] += [r.point] * k
+        for a in spec.axes:
+            cols[a.name] += [r.values[a.name]] * k
+        cols["seed"] += [r.seed] * k
+        cols["scenario_hash"] += [r.scenario_hash] * k
+        cols["domain"] += dom
+        cols["vcpu"] += vcpu
+        cols["metric"] += metric
+        cols["value"] += value
+        cols["unit"] += unit
+        cols["error"] += [str(result) if failed else None] * k
+    return pa.table(cols, schema=schema)
+
+
+def _pandas(spec: Spec, table):
+    """An Arrow table of results as a DataFrame with the results' pandas types."""
     types = {"run": "int64", "point": "int64", "seed": "int64", "vcpu": "Int64"}
     types |= {"value": "float64", "scenario_hash": "string", "domain": "string"}
     types |= {"metric": "string", "unit": "string", "error": "string"}
-    return df.astype(types | _axis_dtypes(spec))
+    return table.to_pandas().astype(types | _axis_dtypes(spec))
+
+
+def _write_part(table, path: Path) -> None:
+    """Write an Arrow table as Parquet, whole or not at all."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from vmsched.api import write_atomic
+
+    buf = pa.BufferOutputStream()
+    pq.write_table(table, buf)
+    write_atomic(path, buf.getvalue().to_pybytes())
 
 
 def _done_runs(out: Path) -> set[int]:
@@ -748,7 +779,6 @@ def sweep(
     the runs done. `figures=False` skips report.html. `on_start(runs in all, runs to do)`
     is called once the plan is checked, before the first run.
     """
-    from vmsched.api import write_parquet_atomic
     from vmsched.batch import Failure, check_backend, run_batches
     from vmsched.progress import RunsProgress
 
@@ -778,9 +808,7 @@ def sweep(
                 skip=done,
             ):
                 first = min(i for i, _ in batch)
-                write_parquet_atomic(
-                    _frame(spec, runs, batch), out / PARTS / f"part-{first:06d}.parquet"
-                )
+                _write_part(_frame(spec, runs, batch), out / PARTS / f"part-{first:06d}.parquet")
                 n_done += len(batch)
                 ran += len(batch)
                 failed += sum(1 for _, r in batch if isinstance(r, Failure))
@@ -804,15 +832,17 @@ def _failed_count(out: Path) -> int:
 
 def _finish(out: Path, spec: Spec) -> None:
     """Gather the parts into results.parquet (sorted), write the summaries, drop the parts."""
-    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     from vmsched.api import write_atomic, write_parquet_atomic
 
     files = sorted((out / PARTS).glob("part-*.parquet"))
-    frames = [pd.read_parquet(f) for f in files]
     if (out / RESULTS).exists():
-        frames.append(pd.read_parquet(out / RESULTS))
-    df = pd.concat(frames, ignore_index=True) if frames else _frame(spec, [], [])
+        files.append(out / RESULTS)
+    schema = _schema(spec)
+    tables = [pq.read_table(f, schema=schema) for f in files] or [_frame(spec, [], [])]
+    df = _pandas(spec, pa.concat_tables(tables))
     df = df.drop_duplicates(subset=["run", "domain", "vcpu", "metric"], keep="first")
     df = df.sort_values(["run", "domain", "vcpu", "metric"], na_position="first", kind="stable")
     df = df.reset_index(drop=True)
