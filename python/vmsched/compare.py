@@ -56,6 +56,7 @@ from typing import Any
 from vmsched.api import catalogue, prepare_out_dir, run, write_atomic
 from vmsched.batch import add_backend_options, check_backend, check_jobs, run_all
 from vmsched.errors import ScenarioError, unknown_name
+from vmsched.intervals import separated
 from vmsched.scenario import Scenario, read
 
 #: `--quick`: the run is shortened to this many simulated seconds (warm-up included).
@@ -75,6 +76,10 @@ SAME_PCT_POINTS = 0.5
 #: Latencies within this many µs count as the same in verdicts (below 1.024 µs the
 #: latency histogram's buckets are 0.128 µs wide: docs/metrics.md).
 SAME_LATENCY_US = 1.0
+#: Replications (seeds) of each run by default, and with --quick. Each run is simulated
+#: on seeds SEED, SEED+1, ... (SEED: the scenario's run.seed, 1 if unset).
+REPLICATIONS = 3
+QUICK_REPLICATIONS = 2
 #: Most panels in the figure of application metrics.
 MAX_METRIC_PANELS = 12
 
@@ -85,6 +90,9 @@ FIG_CPU_SHARE = "cpu-share"
 FIG_LATENCY = "wake-latency"
 FIG_WORKLOAD = "workload-metrics"
 RESULT_COLUMNS = ("run", "scheduler", "domain", "vcpu", "metric", "value", "unit")
+#: What results.csv gains from the replications: how many, and the 95 % interval of the
+#: mean (`value` is the mean over the replications).
+REPLICATION_COLUMNS = ("replications", "ci95_low", "ci95_high")
 
 #: Workload metrics whose better direction is known: -1 lower is better, +1 higher.
 #: Metrics not listed get a neutral verdict (highest / lowest), unless their name
@@ -533,9 +541,17 @@ class Run:
     scenario: dict[str, Any]
     #: What porting changed, one sentence each.
     notes: list[str]
+    #: summary.json with every number that differs between the replications replaced by
+    #: its mean over them (the first replication's summary when there is one).
     summary: dict[str, Any] | None = None
-    #: The domain rows of the time series (vcpu is null).
+    #: The domain rows of the time series (vcpu is null), of the first replication.
     timeseries: Any = None
+    #: The same tree with the low and high ends of each number's 95 % interval (a number
+    #: equal in every replication is its own interval); None with one replication.
+    summary_low: dict[str, Any] | None = None
+    summary_high: dict[str, Any] | None = None
+    #: The seeds the run was simulated on.
+    seeds: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
@@ -558,10 +574,54 @@ class Backend:
     address: str | None = None
 
 
-def _execute(runs: list[Run], where: Backend, progress: bool | Callable[[int, int], None]) -> None:
+def combine(trees: Sequence[Any]) -> tuple[Any, Any, Any]:
+    """(mean, low, high) of the replications' summaries, leaf by leaf: a number that
+    differs is replaced by its mean and the ends of its 95 % interval
+    (vmsched.intervals); anything equal in every replication stays as it is."""
+    from vmsched.intervals import mean_ci95
+
+    first = trees[0]
+    if all(t == first for t in trees[1:]):
+        return first, first, first
+    if isinstance(first, dict) and all(
+        isinstance(t, dict) and t.keys() == first.keys() for t in trees
+    ):
+        parts = {k: combine([t[k] for t in trees]) for k in first}
+        return tuple({k: v[i] for k, v in parts.items()} for i in range(3))
+    if isinstance(first, list) and all(isinstance(t, list) and len(t) == len(first) for t in trees):
+        parts = [combine([t[i] for t in trees]) for i in range(len(first))]
+        return tuple([v[i] for v in parts] for i in range(3))
+    numbers = [t for t in trees if t is None or (_number(t) is not None)]
+    if len(numbers) == len(trees) and any(t is not None for t in trees):
+        mean, low, high, _ = mean_ci95([t for t in trees if t is not None])
+        return mean, low, high
+    return first, first, first
+
+
+def _seeded(tree: dict[str, Any], seed: int) -> dict[str, Any]:
+    out = copy.deepcopy(tree)
+    out.setdefault("run", {})["seed"] = seed
+    return out
+
+
+def _execute(
+    runs: list[Run],
+    where: Backend,
+    progress: bool | Callable[[int, int], None],
+    replications: int = 1,
+) -> None:
+    if replications == 1:
+        items = [r.scenario for r in runs]
+        seeds = [(int(r.scenario.get("run", {}).get("seed", 1)),) for r in runs]
+    else:
+        seeds = [
+            tuple(int(r.scenario.get("run", {}).get("seed", 1)) + k for k in range(replications))
+            for r in runs
+        ]
+        items = [_seeded(r.scenario, s) for r, ss in zip(runs, seeds, strict=True) for s in ss]
     outcomes = run_all(
         _simulate,
-        [r.scenario for r in runs],
+        items,
         backend=where.name,
         jobs=where.jobs,
         address=where.address,
@@ -570,8 +630,15 @@ def _execute(runs: list[Run], where: Backend, progress: bool | Callable[[int, in
         label="compare " + " vs ".join(r.label for r in runs),
         after_s=0.0,
     )
-    for r, (summary, ts) in zip(runs, outcomes, strict=True):
-        r.summary, r.timeseries = summary, ts
+    n = replications
+    for i, r in enumerate(runs):
+        mine = outcomes[i * n : (i + 1) * n]
+        r.seeds = seeds[i]
+        r.timeseries = mine[0][1]
+        if n == 1:
+            r.summary = mine[0][0]
+            continue
+        r.summary, r.summary_low, r.summary_high = combine([m[0] for m in mine])
 
 
 def _base_scenario(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
@@ -602,6 +669,7 @@ class Prepared:
     command: str
     backend: str = "local"
     address: str | None = None
+    replications: int = 1
 
     @property
     def where(self) -> Backend:
@@ -611,7 +679,7 @@ class Prepared:
         """Simulate every run (in `jobs` workers of the batch layer) and return the
         Comparison."""
         t0 = time.perf_counter()
-        _execute(self.runs, self.where, progress)
+        _execute(self.runs, self.where, progress, self.replications)
         return Comparison(
             runs=self.runs,
             source=self.base.source,
@@ -620,6 +688,7 @@ class Prepared:
             wall_s=time.perf_counter() - t0,
             command=self.command,
             where=self.where,
+            replications=self.replications,
         )
 
 
@@ -632,6 +701,7 @@ def prepare(
     jobs: int | None = None,
     backend: str = "local",
     address: str | None = None,
+    replications: int | None = None,
 ) -> Prepared:
     """Check everything and port the scenario to every run, simulating nothing.
 
@@ -644,15 +714,26 @@ def prepare(
         base, factor = shorten(base)
     domains = [d["name"] for d in base.data["domain"]]
     specs = plan_runs(schedulers, variants, domains)
-    n_jobs = check_jobs(jobs, len(specs))
+    n_reps = _check_replications(replications, quick)
+    n_jobs = check_jobs(jobs, len(specs) * n_reps)
     check_backend(backend, address)
     infos = _schedulers()
     runs = []
     for spec in specs:
         sc, notes = port(base, spec, infos)
         runs.append(Run(spec, sc.data, notes))
-    command = _command(base.source, specs, quick, jobs)
-    return Prepared(runs, base, factor, n_jobs, command, backend, address)
+    command = _command(base.source, specs, quick, jobs, replications)
+    return Prepared(runs, base, factor, n_jobs, command, backend, address, n_reps)
+
+
+def _check_replications(replications: int | None, quick: bool) -> int:
+    if replications is None:
+        return QUICK_REPLICATIONS if quick else REPLICATIONS
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise ScenarioError(
+            f"{replications!r} is not allowed; expected an integer >= 1", path="--replications"
+        )
+    return replications
 
 
 def compare(
@@ -665,6 +746,7 @@ def compare(
     progress: bool | Callable[[int, int], None] = True,
     backend: str = "local",
     address: str | None = None,
+    replications: int | None = None,
 ) -> Comparison:
     """Run `scenario` under each scheduler and variant; returns a Comparison.
 
@@ -672,6 +754,9 @@ def compare(
     `jobs` parallel workers (default: one per CPU, at most one per run) of the batch
     layer's `backend` ("local" processes, or "ray" at `address`; vmsched.batch).
     `progress`: a bar on a terminal (True), nothing (False), or a callable(done, total).
+    Each run is simulated on `replications` seeds (default REPLICATIONS, QUICK_REPLICATIONS
+    with `quick`); its numbers are their means, and verdicts count a difference only when
+    the 95 % intervals separate.
     """
     prepared = prepare(
         scenario,
@@ -681,11 +766,18 @@ def compare(
         jobs=jobs,
         backend=backend,
         address=address,
+        replications=replications,
     )
     return prepared.execute(progress)
 
 
-def _command(source: str | None, specs: Sequence[RunSpec], quick: bool, jobs: int | None) -> str:
+def _command(
+    source: str | None,
+    specs: Sequence[RunSpec],
+    quick: bool,
+    jobs: int | None,
+    replications: int | None = None,
+) -> str:
     plain = [s.label for s in specs if not s.settings]
     words = ["vmsched", "compare", source or "SCENARIO"]
     if plain:
@@ -697,6 +789,8 @@ def _command(source: str | None, specs: Sequence[RunSpec], quick: bool, jobs: in
         words.append("--quick")
     if jobs is not None:
         words += ["--jobs", str(jobs)]
+    if replications is not None:
+        words += ["--replications", str(replications)]
     return shlex.join(words) + " --out DIR"
 
 
@@ -795,21 +889,46 @@ class Comparison:
     command: str
     #: Where the figures are drawn (the batch layer's workers, as the runs were).
     where: Backend = field(default_factory=Backend)
+    #: Seeds each run was simulated on.
+    replications: int = 1
 
     @property
     def labels(self) -> list[str]:
         return [r.label for r in self.runs]
 
+    def _seeds_text(self) -> str:
+        seeds = self.runs[0].seeds
+        if self.replications == 1 or len(seeds) < 2:
+            return f"seed {self.runs[0].summary['seed']}"
+        return (
+            f"{self.replications} replications each (seeds {seeds[0]} to {seeds[-1]}): every "
+            "number is the mean over them, every figure but CPU over time (first seed) "
+            "shows it"
+        )
+
     def _domain_names(self) -> list[str]:
         return [d["name"] for d in self.runs[0].summary["domains"]]
 
     def results(self):
-        """One row per run x domain x metric (x VCPU for wake-up metrics): results.csv."""
+        """One row per run x domain x metric (x VCPU for wake-up metrics): results.csv.
+        `value` is the mean over the replications; `replications`, `ci95_low` and
+        `ci95_high` say how many and the 95 % interval of that mean (empty with one)."""
+        df = self._rows("summary")
+        df["replications"] = self.replications
+        if self.replications > 1:
+            df["ci95_low"] = self._rows("summary_low")["value"]
+            df["ci95_high"] = self._rows("summary_high")["value"]
+        else:
+            df["ci95_low"] = float("nan")
+            df["ci95_high"] = float("nan")
+        return df
+
+    def _rows(self, which: str):
         import pandas as pd
 
         rows = []
         for r in self.runs:
-            for d in r.summary["domains"]:
+            for d in getattr(r, which)["domains"]:
                 base = (r.label, r.spec.scheduler, d["name"])
                 for metric, unit, _ in DOMAIN_METRICS:
                     rows.append((*base, None, metric, float(d[metric]), unit))
@@ -828,12 +947,13 @@ class Comparison:
         df["value"] = pd.to_numeric(df["value"], errors="coerce")
         return df
 
-    def verdict_inputs(self) -> list[MetricValues]:
+    def verdict_inputs(self, which: str = "summary") -> list[MetricValues]:
         """What the verdicts are about: per metric, each domain's (or VCPU's) value under
-        each run (None where it has none)."""
+        each run (None where it has none). `which` "summary_low" or "summary_high" gives
+        the ends of the values' 95 % intervals instead (with several replications)."""
         from vmsched.plot import latency_entries
 
-        summaries = [r.summary for r in self.runs]
+        summaries = [getattr(r, which) for r in self.runs]
         names = self._domain_names()
 
         def per_domain(key: str) -> list[tuple[str, list[Any]]]:
@@ -871,10 +991,35 @@ class Comparison:
     def verdicts(self) -> list[tuple[str, list[str]]]:
         """Per metric, one sentence per domain (or VCPU): which run is best and worst (or
         highest and lowest, for metrics with no better side) and by how much."""
-        return [
-            (m.title, [verdict_sentence(n, self.labels, v, m.unit, m.better) for n, v in m.items])
-            for m in self.verdict_inputs()
-        ]
+        out = []
+        for m, bounds in zip(self.verdict_inputs(), self.intervals(), strict=True):
+            sentences = [
+                verdict_sentence(n, self.labels, v, m.unit, m.better, iv)
+                for (n, v), iv in zip(m.items, bounds, strict=True)
+            ]
+            out.append((m.title, sentences))
+        return out
+
+    def intervals(self) -> list[list[list[tuple[float, float]] | None]]:
+        """Per metric of `verdict_inputs`, per item, each run's 95 % interval (low, high);
+        None per item with one replication."""
+        inputs = self.verdict_inputs()
+        if self.replications == 1:
+            return [[None] * len(m.items) for m in inputs]
+        lows = self.verdict_inputs("summary_low")
+        highs = self.verdict_inputs("summary_high")
+        out = []
+        for m, lo, hi in zip(inputs, lows, highs, strict=True):
+            per_item = []
+            for (_, _v), (_, lv), (_, hv) in zip(m.items, lo.items, hi.items, strict=True):
+                per_item.append(
+                    [
+                        (math.nan, math.nan) if a is None or b is None else (float(a), float(b))
+                        for a, b in zip(lv, hv, strict=True)
+                    ]
+                )
+            out.append(per_item)
+        return out
 
     def _workload_metrics(self) -> list[str]:
         seen: list[str] = []
@@ -1100,7 +1245,7 @@ class Comparison:
             h.Paragraph(
                 f"{len(self.runs)} runs of {scen} ({s0['title'] or 'untitled'}): "
                 f"{host['pcpus']} PCPUs, {s0['measured_s']:g} s measured after a "
-                f"{s0['warmup_s']:g} s warm-up, seed {s0['seed']}. CPU % follows xentop: "
+                f"{s0['warmup_s']:g} s warm-up, {self._seeds_text()}. CPU % follows xentop: "
                 f"100 = one PCPU.{quick}"
             ),
             h.Code(self.command),
@@ -1149,6 +1294,12 @@ class Comparison:
                 "lowest, for a metric with no better side). Values within "
                 f"{SAME_REL:.0%} of each other count as the same, and so do percentages "
                 f"within {SAME_PCT_POINTS:g} points and latencies within {SAME_LATENCY_US:g} µs."
+                + (
+                    " With several replications, two runs also count as the same unless "
+                    "the 95 % intervals of their means separate."
+                    if self.replications > 1
+                    else ""
+                )
             )
         )
         for metric, sentences in self.verdicts():
@@ -1200,8 +1351,10 @@ class Comparison:
             h.Heading("Files"),
             h.Paragraph(
                 f"{RESULTS_CSV}: one row per run, domain and metric (wake-up metrics per VCPU), "
-                f"columns {', '.join(RESULT_COLUMNS)}. The figures are also PNG files beside "
-                "this report."
+                f"columns {', '.join(RESULT_COLUMNS + REPLICATION_COLUMNS)}: value is the mean "
+                "over the replications, ci95_low and ci95_high the 95 % interval of that mean "
+                "(empty with one replication). The figures are also PNG files beside this "
+                "report."
             ),
         ]
         if not figs:
@@ -1269,19 +1422,36 @@ def _apart(hi: float, lo: float, unit: str) -> str:
     return _fmt(hi - lo) + ("" if unit in ("", "%") else " ") + unit + " apart"
 
 
-def differs(values: Sequence[float | None], unit: str) -> bool:
+def differs(
+    values: Sequence[float | None],
+    unit: str,
+    intervals: Sequence[tuple[float, float]] | None = None,
+) -> bool:
     """Whether the runs' values (None: no value) differ by more than the verdicts'
-    tolerance (SAME_REL, SAME_PCT_POINTS, SAME_LATENCY_US)."""
-    have = [v for v in values if v is not None]
-    return len(have) > 1 and not _same(max(have), min(have), unit)
+    tolerance (SAME_REL, SAME_PCT_POINTS, SAME_LATENCY_US) and, given each run's 95 %
+    interval, whether the highest and the lowest run's intervals separate."""
+    have = [(v, k) for k, v in enumerate(values) if v is not None]
+    if len(have) < 2:
+        return False
+    (hi, k_hi), (lo, k_lo) = max(have), min(have)
+    if _same(hi, lo, unit):
+        return False
+    return intervals is None or separated(intervals[k_hi], intervals[k_lo])
 
 
 def verdict_sentence(
-    name: str, labels: Sequence[str], values: Sequence[float | None], unit: str, better: int
+    name: str,
+    labels: Sequence[str],
+    values: Sequence[float | None],
+    unit: str,
+    better: int,
+    intervals: Sequence[tuple[float, float]] | None = None,
 ) -> str:
     """One sentence on one metric of one domain across the runs.
 
     `better` is -1 (lower is better), +1 (higher is better) or 0 (no better side).
+    With `intervals` (each run's 95 % interval of its mean over replications), two runs
+    whose intervals overlap count as the same.
     """
     have = [(lab, v) for lab, v in zip(labels, values, strict=True) if v is not None]
     missing = [lab for lab, v in zip(labels, values, strict=True) if v is None]
@@ -1296,13 +1466,23 @@ def verdict_sentence(
         return f"{name}: no value under any run"
     hi_v = max(v for _, v in have)
     lo_v = min(v for _, v in have)
-    if len(have) == 1 or _same(hi_v, lo_v, unit):
+    box = dict(zip(labels, intervals, strict=True)) if intervals is not None else {}
+
+    def tied(a: str, va: float, b: str, vb: float) -> bool:
+        """Same value within tolerance, or (with intervals) intervals that overlap."""
+        if _same(va, vb, unit):
+            return True
+        return bool(box) and not separated(box[a], box[b])
+
+    hi_lab = next(lab for lab, v in have if v == hi_v)
+    lo_lab = next(lab for lab, v in have if v == lo_v)
+    if len(have) == 1 or tied(hi_lab, hi_v, lo_lab, lo_v):
         if len(have) == 1:
             return f"{name}: {show(hi_v)} under {have[0][0]} only{tail}"
         span = show(lo_v) if show(lo_v) == show(hi_v) else f"{show(lo_v)} to {show(hi_v)}"
         return f"{name}: the same under every run ({span}){tail}"
-    his = [lab for lab, v in have if _same(v, hi_v, unit)]
-    los = [lab for lab, v in have if _same(v, lo_v, unit)]
+    his = [lab for lab, v in have if tied(lab, v, hi_lab, hi_v)]
+    los = [lab for lab, v in have if tied(lab, v, lo_lab, lo_v)]
     apart = _apart(hi_v, lo_v, unit)
     if better == 0:
         return (
@@ -1357,6 +1537,14 @@ def add_parser(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ())
         action="store_true",
         help=f"compress each run to {QUICK_DURATION_S:g} simulated seconds",
     )
+    p.add_argument(
+        "--replications",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"seeds per run (default {REPLICATIONS}; {QUICK_REPLICATIONS} with --quick); "
+        "verdicts count a difference only when the 95 %% intervals separate",
+    )
     add_backend_options(p)
     p.set_defaults(func=main)
     return p
@@ -1372,6 +1560,7 @@ def main(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         backend=args.backend,
         address=args.address,
+        replications=args.replications,
     )
     prepare_out_dir(args.out)
     c = prepared.execute(progress=True)
@@ -1398,12 +1587,14 @@ def _print_summary(c: Comparison) -> None:
         if dropped:
             console.print(f"{r.label}: {dropped} scenario parameter(s) dropped (see the report)")
     same = 0
-    for m in c.verdict_inputs():
-        differing = [(n, v) for n, v in m.items if differs(v, m.unit)]
+    for m, bounds in zip(c.verdict_inputs(), c.intervals(), strict=True):
+        differing = [
+            (n, v, iv) for (n, v), iv in zip(m.items, bounds, strict=True) if differs(v, m.unit, iv)
+        ]
         same += len(m.items) - len(differing)
         if differing:
             console.print(m.title, style="bold")
-        for n, v in differing:
-            console.print("  " + verdict_sentence(n, c.labels, v, m.unit, m.better))
+        for n, v, iv in differing:
+            console.print("  " + verdict_sentence(n, c.labels, v, m.unit, m.better, iv))
     if same:
         console.print(f"{same} more metric(s) the same under every run (see the report)")
