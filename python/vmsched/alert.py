@@ -77,6 +77,9 @@ XENBAKED_POLL_MS = 100.0
 DOM0_XENMON_UTIL_PCT = 2.0
 #: Time simulated before measurement starts, so the first sample is not the start-up.
 WARMUP_S = 1.0
+#: Replications (seeds SEED, SEED+1, ...) of each target by default, and with --quick.
+REPLICATIONS = 3
+QUICK_REPLICATIONS = 2
 #: Error bands reported as "fraction of samples within ±x %".
 WITHIN_PCT: tuple[int, ...] = (1, 2, 5, 10)
 #: What Dom0 runs in the single-PCPU variant (see docs/alert.md, "Dom0").
@@ -510,6 +513,7 @@ SAMPLE_COLUMNS = [
     "t_s",
     "usage_pct",
     "error_pct",
+    "seed",
 ]
 #: Columns of targets.csv (one row per target x measured domain).
 TARGET_COLUMNS = [
@@ -528,6 +532,10 @@ TARGET_COLUMNS = [
     "run_usage_pct",
     "run_error_pct",
     *(f"within_{w}pct" for w in WITHIN_PCT),
+    # The replications: how many, and the 95 % interval of the whole-run error over them.
+    "replications",
+    "run_error_ci95_low",
+    "run_error_ci95_high",
 ]
 
 
@@ -631,18 +639,33 @@ def _assemble(
     outcomes: list[_Outcome],
     setup: dict[str, Any],
     wall_s: float,
+    seeds: Sequence[int] = (1,),
 ) -> AlertResult:
+    """The results of one scheduler: `outcomes` per target, one per seed (seed-minor).
+    The 1-s statistics pool every replication's samples; the whole-run error is that of
+    the mean usage over the replications, with its 95 % interval."""
+    from vmsched.intervals import mean_ci95
+
+    n = len(seeds)
     sample_rows = []
     target_rows = []
     dom0_usage: dict[float, float] = {}
-    for target, out in zip(targets, outcomes, strict=True):
+    for k, target in enumerate(targets):
+        mine = outcomes[k * n : (k + 1) * n]
         for dom in measured_domains(smp):
-            t_s, usage = out.series.get(dom, ([], []))
-            usage_arr = np.asarray(usage, dtype="float64")
+            all_usage = []
+            for seed, out in zip(seeds, mine, strict=True):
+                t_s, usage = out.series.get(dom, ([], []))
+                usage_arr = np.asarray(usage, dtype="float64")
+                err = relative_error_pct(usage_arr, target)
+                for t, u, e in zip(t_s, usage_arr, err, strict=True):
+                    sample_rows.append((scheduler, version or "", target, dom, t, u, e, seed))
+                all_usage.append(usage_arr)
+            usage_arr = np.concatenate(all_usage)
             err = relative_error_pct(usage_arr, target)
-            for t, u, e in zip(t_s, usage_arr, err, strict=True):
-                sample_rows.append((scheduler, version or "", target, dom, t, u, e))
-            run_usage = out.run_usage[dom]
+            run_usages = [out.run_usage[dom] for out in mine]
+            run_usage = float(np.mean(run_usages))
+            _, lo, hi, _ = mean_ci95([float(relative_error_pct(u, target)) for u in run_usages])
             st = _stats(err)
             target_rows.append(
                 {
@@ -661,10 +684,13 @@ def _assemble(
                     "run_usage_pct": run_usage,
                     "run_error_pct": float(relative_error_pct(run_usage, target)),
                     **{f"within_{w}pct": st[f"within_{w}pct"] for w in WITHIN_PCT},
+                    "replications": n,
+                    "run_error_ci95_low": lo,
+                    "run_error_ci95_high": hi,
                 }
             )
         if not smp:
-            dom0_usage[target] = out.run_usage["Dom0"]
+            dom0_usage[target] = float(np.mean([out.run_usage["Dom0"] for out in mine]))
     setup = setup | {"host": outcomes[0].host}
     samples = pd.DataFrame(sample_rows, columns=SAMPLE_COLUMNS)
     stats = pd.DataFrame(target_rows, columns=TARGET_COLUMNS)
@@ -691,6 +717,7 @@ class _Plan:
     targets: list[float]
     jobs: list[_Job]
     setup: dict[str, Any]
+    seeds: tuple[int, ...] = (1,)
 
 
 def _plan(
@@ -707,6 +734,7 @@ def _plan(
     warmup_s: float,
     sample_ms: float,
     first_index: int = 0,
+    replications: int | None = None,
 ) -> _Plan:
     if not isinstance(scheduler, str) or not scheduler:
         raise ScenarioError(f"{scheduler!r} is not a scheduler name", path="alert.scheduler")
@@ -732,6 +760,13 @@ def _plan(
         )
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ScenarioError(f"{seed!r} is not allowed; expected an integer >= 0", path="alert.seed")
+    if replications is None:
+        replications = QUICK_REPLICATIONS if quick else REPLICATIONS
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise ScenarioError(
+            f"{replications!r} is not allowed; expected an integer >= 1", path="alert.replications"
+        )
+    seeds = tuple(seed + k for k in range(replications))
     if smp and (dom0_load is not None or dom0_util_pct is not None):
         raise ScenarioError(
             "does not apply to the SMP variant, where Dom0, Dom1 and Dom2 all run a "
@@ -755,20 +790,21 @@ def _plan(
         )
     info = _scheduler_info(scheduler)
     jobs = []
-    for i, target in enumerate(target_list):
-        sc = build_scenario(
-            scheduler,
-            target,
-            xen_version=version,
-            smp=smp,
-            duration_s=duration_s,
-            seed=seed,
-            dom0_load=load,
-            dom0_util_pct=util,
-            warmup_s=warmup_s,
-            sample_ms=sample_ms,
-        ).validate()
-        jobs.append(_Job(index=first_index + i, scenario=sc.data, warmup_s=warmup_s))
+    for target in target_list:
+        for s in seeds:
+            sc = build_scenario(
+                scheduler,
+                target,
+                xen_version=version,
+                smp=smp,
+                duration_s=duration_s,
+                seed=s,
+                dom0_load=load,
+                dom0_util_pct=util,
+                warmup_s=warmup_s,
+                sample_ms=sample_ms,
+            ).validate()
+            jobs.append(_Job(index=first_index + len(jobs), scenario=sc.data, warmup_s=warmup_s))
     setup = {
         "variant": "smp" if smp else "single-pcpu",
         "pcpus": SMP_PCPUS if smp else PCPUS,
@@ -782,6 +818,8 @@ def _plan(
         "warmup_s": float(warmup_s),
         "sample_ms": sample_ms,
         "seed": seed,
+        "replications": replications,
+        "seeds": list(seeds),
         "measured_domains": list(measured_domains(smp)),
     }
     if not smp:
@@ -791,7 +829,7 @@ def _plan(
             "load": load,
             **({"util_pct": util, "period_ms": XENBAKED_POLL_MS} if load == "xenmon" else {}),
         }
-    return _Plan(scheduler, version, target_list, jobs, setup)
+    return _Plan(scheduler, version, target_list, jobs, setup, seeds)
 
 
 @dataclass(frozen=True)
@@ -811,7 +849,7 @@ class _Experiment:
         results = []
         for p in self.plans:
             mine = outcomes[p.jobs[0].index : p.jobs[-1].index + 1]
-            r = _assemble(p.scheduler, p.version, self.smp, p.targets, mine, p.setup, wall)
+            r = _assemble(p.scheduler, p.version, self.smp, p.targets, mine, p.setup, wall, p.seeds)
             r.where = self.where
             results.append(r)
         return results
@@ -857,6 +895,7 @@ def run_alert(
     jobs: int | None = None,
     backend: str = "local",
     address: str | None = None,
+    replications: int | None = None,
     dom0_load: str | None = None,
     dom0_util_pct: float | None = None,
     warmup_s: float = WARMUP_S,
@@ -874,7 +913,10 @@ def run_alert(
     (default: all CPUs) of the batch layer's `backend` ("local" processes, or "ray"
     at `address`: vmsched.batch), which also draws the plots; results depend on
     neither. `progress=True` shows a
-    bar on a terminal; a callable receives (runs done, runs in all).
+    bar on a terminal; a callable receives (runs done, runs in all). Each target runs
+    on `replications` seeds (`seed`, `seed`+1, ...; default REPLICATIONS, or
+    QUICK_REPLICATIONS with `quick`): the 1-s statistics pool their samples, the
+    whole-run error is that of the mean usage, with its 95 % interval.
     Raises ScenarioError on bad input, before anything is simulated.
     """
     exp = _experiment(
@@ -883,6 +925,7 @@ def run_alert(
         jobs=jobs,
         backend=backend,
         address=address,
+        replications=replications,
         targets=targets,
         duration_s=duration_s,
         quick=quick,
@@ -974,6 +1017,7 @@ def compare(
     jobs: int | None = None,
     backend: str = "local",
     address: str | None = None,
+    replications: int | None = None,
     dom0_load: str | None = None,
     dom0_util_pct: float | None = None,
     warmup_s: float = WARMUP_S,
@@ -991,6 +1035,7 @@ def compare(
         jobs=jobs,
         backend=backend,
         address=address,
+        replications=replications,
         targets=targets,
         duration_s=duration_s,
         quick=quick,
@@ -1158,17 +1203,25 @@ def _plot_error_run(results: list[AlertResult], title: str) -> bytes:
     width = 0.8 / len(results)
     for k, r in enumerate(results):
         pos = np.arange(len(labels)) + (k - (len(results) - 1) / 2) * width
+        err = r.targets["run_error_pct"].to_numpy()
+        lo = r.targets["run_error_ci95_low"].to_numpy()
+        hi = r.targets["run_error_ci95_high"].to_numpy()
+        # The 95 % interval over the replications (none with one replication).
+        yerr = np.nan_to_num(np.vstack([err - lo, hi - err]), nan=0.0)
         ax.bar(
             pos,
-            r.targets["run_error_pct"].to_numpy(),
+            err,
             width=width * 0.9,
             color=_COLOURS[k % len(_COLOURS)],
             label=r.label,
+            yerr=yerr,
+            capsize=2,
+            error_kw={"lw": 0.8},
         )
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xticks(np.arange(len(labels)), labels)
     ax.set_xlabel(_xlabel(results[0]))
-    ax.set_ylabel("Allocation error over the whole run (%)")
+    ax.set_ylabel("Allocation error over the whole run (%, 95 % interval)")
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
@@ -1356,7 +1409,14 @@ def _report(r: AlertResult) -> str:
     lines += [
         f"- Targets A: {', '.join(_fmt_pct(t) for t in s['targets_pct'])} % of one PCPU; "
         f"{s['duration_s']:g} s measured per target after {s['warmup_s']:g} s of warm-up; "
-        f"sampled every {s['sample_ms']:g} ms; seed {s['seed']}.",
+        f"sampled every {s['sample_ms']:g} ms; "
+        + (
+            f"{s['replications']} replications (seeds {s['seeds'][0]} to {s['seeds'][-1]}): the "
+            "1-s statistics pool their samples, the whole-run error is that of the mean usage "
+            "with its 95 % interval over the replications."
+            if s.get("replications", 1) > 1
+            else f"seed {s['seed']}."
+        ),
         f"- Simulated events: {r.events:,}; wall time {r.wall_s:.1f} s.",
         "",
         "## Results per target",
@@ -1418,6 +1478,46 @@ def _report(r: AlertResult) -> str:
     return "\n".join(lines)
 
 
+def _abs_interval(lo: float, hi: float) -> tuple[float, float]:
+    """The interval of |x| for x in [lo, hi]."""
+    if lo >= 0:
+        return lo, hi
+    if hi <= 0:
+        return -hi, -lo
+    return 0.0, max(-lo, hi)
+
+
+def _accuracy_verdicts(results: list[AlertResult]) -> list[str]:
+    """Per target (and domain): the run whose whole-run error is closest to zero, when
+    its interval separates from every other run's, else "no difference"."""
+    from vmsched.intervals import separated
+
+    out = []
+    first = results[0].targets
+    for i in range(len(first)):
+        rows = [r.targets.iloc[i] for r in results]
+        what = f"A = {_fmt_pct(rows[0]['target_pct'])} %" + (
+            f", {rows[0]['domain']}" if results[0].smp else ""
+        )
+        boxes = [(row["run_error_ci95_low"], row["run_error_ci95_high"]) for row in rows]
+        if any(math.isnan(b[0]) for b in boxes):
+            # One replication: the values alone decide (no interval to compare).
+            boxes = [(row["run_error_pct"], row["run_error_pct"]) for row in rows]
+        order = sorted(range(len(rows)), key=lambda k: abs(rows[k]["run_error_pct"]))
+        best = order[0]
+        # Compare |error|: its interval is the error's folded at zero.
+        size = [_abs_interval(lo, hi) for lo, hi in boxes]
+        if all(separated(size[best], size[k]) for k in order[1:]):
+            err = ", ".join(
+                f"{r.label} {_f(row['run_error_pct'])} %"
+                for r, row in zip(results, rows, strict=True)
+            )
+            out.append(f"{what}: {results[best].label} is the most accurate ({err})")
+        else:
+            out.append(f"{what}: no difference within the 95 % intervals")
+    return out
+
+
 def _compare_report(c: CompareResult) -> str:
     results = c.results
     first = results[0]
@@ -1449,7 +1549,15 @@ def _compare_report(c: CompareResult) -> str:
                 _f(rr["run_error_pct"]),
             ]
         rows.append(cells)
-    lines += [_md_table(header, rows), "", "## All samples", ""]
+    lines += [_md_table(header, rows), "", "## Verdicts", ""]
+    lines += [
+        "Per target, which run holds the allocation closer over the whole run: a difference "
+        "counts only when the 95 % intervals of the whole-run error over the replications "
+        "separate.",
+        "",
+    ]
+    lines += [f"- {v}" for v in _accuracy_verdicts(results)]
+    lines += ["", "## All samples", ""]
     for r in results:
         p = r.summary["all_samples"]
         lines.append(
@@ -1549,6 +1657,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument(
+        "--replications",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"seeds per target: SEED, SEED+1, ... (default {REPLICATIONS}; "
+        f"{QUICK_REPLICATIONS} with --quick)",
+    )
+    p.add_argument(
         "--jobs",
         type=int,
         default=None,
@@ -1599,6 +1715,7 @@ def main(args: argparse.Namespace) -> int:
         dom0_util_pct=args.dom0_util_pct,
         warmup_s=WARMUP_S,
         sample_ms=SAMPLE_MS,
+        replications=args.replications,
     )
     try:
         if args.compare is not None:
