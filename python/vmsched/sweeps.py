@@ -1096,11 +1096,8 @@ def main(args: Any) -> int:
             file=sys.stderr,
         )
         return 130
-    per = r.wall_s / r.ran if r.ran else 0.0
-    print(
-        f"{r.n_runs:,} runs ({r.ran:,} run now, {r.n_failed} failed) in {r.wall_s:.1f} s "
-        f"({per * 1000:.1f} ms per run)"
-    )
+    rate = f", {r.ran / r.wall_s:,.0f} runs/s" if r.ran and r.wall_s > 0 else ""
+    print(f"{r.n_runs:,} runs ({r.ran:,} run now, {r.n_failed} failed) in {r.wall_s:.1f} s{rate}")
     files = [RESULTS, SUMMARY, SUMMARY_CSV] + ([] if args.no_figures else [REPORT_HTML])
     print(f"results in {args.out}/ ({', '.join(files)})")
     return 0
