@@ -255,3 +255,33 @@ def test_ray_backend_equals_local_bit_for_bit(tmp_path):
     pd.testing.assert_frame_equal(local.results(), remote.results(), check_exact=True)
     assert a == b
     assert (tmp_path / "ray" / "report.html").exists()
+
+
+def test_the_docs_example_spec_plans_its_runs():
+    from conftest import DOCS
+
+    spec = sweeps.load_spec(DOCS / "examples" / "web-batch-caps.toml")
+    runs = sweeps.plan(spec)
+    assert len(runs) == 2 * 3 * 4 * 5 == 120
+    last = runs[-1].scenario
+    assert last["scheduler"] == {"name": "credit2", "ratelimit_us": 2000}
+    assert [d.get("cap") for d in last["domain"]] == [None, None, 70, 70]
+
+
+def test_results_query_with_duckdb(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    p = spec_file(tmp_path, AXES.replace("replications = 2", "replications = 3"))
+    r = sweeps.sweep(p, tmp_path / "o", figures=False, progress=False, jobs=1)
+    got = duckdb.sql(
+        f"""SELECT "scheduler.name", cap, n, mean, ci95_low, ci95_high
+            FROM '{r.out / "summary.parquet"}'
+            WHERE domain = 'a' AND metric = 'cpu_pct' ORDER BY ALL"""
+    ).fetchall()
+    assert len(got) == 6 and all(n == 3 for _, _, n, *_ in got)
+    runs = duckdb.sql(
+        f"""SELECT count(DISTINCT run), count(DISTINCT scenario_hash)
+            FROM '{r.out / "results.parquet"}'"""
+    ).fetchall()
+    assert runs == [(18, 18)]
+    for _, _, _, mean, lo, hi in got:
+        assert lo <= mean <= hi

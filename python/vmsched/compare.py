@@ -1097,12 +1097,33 @@ class Comparison:
                 self._run_series(values),
                 value_labels=len(self.runs) * len(names) <= 12,
             )
+            if self.replications > 1:
+                self._interval_bars(ax, "cpu_pct", len(names))
             ax.set_ylabel(plot.CPU_YLABEL)
             ax.set_xlabel("domain")
-            ax.set_title("CPU share over the measured run")
+            ax.set_title(
+                "CPU share over the measured run"
+                + (" (mean and 95 % interval)" if self.replications > 1 else "")
+            )
             ax.grid(axis="x", visible=False)
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return fig
+
+    def _interval_bars(self, ax: Any, key: str, n_groups: int) -> None:
+        """Each run's 95 % interval of a per-domain number as an error bar on its bar of
+        `plot.grouped_bars` (the same positions)."""
+        import numpy as np
+
+        width = 0.8 / max(len(self.runs), 1)
+        x = np.arange(n_groups)
+        for k, r in enumerate(self.runs):
+            mean = np.array([float(d[key]) for d in r.summary["domains"]])
+            lo = np.array([float(d[key]) for d in r.summary_low["domains"]])
+            hi = np.array([float(d[key]) for d in r.summary_high["domains"]])
+            yerr = np.nan_to_num(np.vstack([mean - lo, hi - mean]), nan=0.0)
+            ax.errorbar(
+                x - 0.4 + width * (k + 0.5), mean, yerr=yerr, fmt="none", ecolor="black", lw=0.8
+            )
 
     def _fig_latency(self):
         from vmsched import plot
