@@ -285,3 +285,35 @@ def test_results_query_with_duckdb(tmp_path):
     assert runs == [(18, 18)]
     for _, _, _, mean, lo, hi in got:
         assert lo <= mean <= hi
+
+
+def test_sampled_sweep_runs_and_reports(tmp_path):
+    axes = """
+    replications = 2
+    [sample]
+    n = 4
+    [[axis]]
+    path = "domain.a.cap"
+    low = 10
+    high = 90
+    integer = true
+    """
+    r = sweeps.sweep(spec_file(tmp_path, axes), tmp_path / "o", jobs=1, progress=False)
+    summ = r.summary()
+    assert summ["point"].nunique() == 4 and (summ["n"] == 2).all()
+    assert (tmp_path / "o" / "report.html").exists()
+    assert not list((tmp_path / "o").glob("*-heat.png"))  # one numeric axis: no heat map
+
+
+def test_compare_and_alert_skip_figures(tmp_path):
+    from vmsched import alert, compare
+
+    p = spec_file(tmp_path)
+    base = sweeps.load_spec(p).base
+    c = compare.compare(base, schedulers=["credit", "credit2"], replications=1, jobs=1)
+    c.save(tmp_path / "c", figures=False)
+    assert sorted(f.name for f in (tmp_path / "c").iterdir()) == ["report.html", "results.csv"]
+    a = alert.run_alert(targets=[20], duration_s=2, replications=1, jobs=1, progress=False)
+    a.save(tmp_path / "a", figures=False)
+    assert not list((tmp_path / "a").glob("*.png"))
+    assert (tmp_path / "a" / "report.md").exists()

@@ -593,7 +593,10 @@ class AlertResult:
         out_dir = prepare_out_dir(out)
         write_atomic(out_dir / "alert.csv", _csv(self.samples))
         write_atomic(out_dir / "targets.csv", _csv(self.targets))
-        write_atomic(out_dir / "summary.json", json.dumps(_jsonable(self.summary), indent=2) + "\n")
+        summary = self.summary
+        if not figures:
+            summary["files"] = [f for f in summary["files"] if not f.endswith(".png")]
+        write_atomic(out_dir / "summary.json", json.dumps(_jsonable(summary), indent=2) + "\n")
         if figures:
             _plots(self, out_dir)
         write_atomic(out_dir / "report.md", self.report())

@@ -875,10 +875,13 @@ def summarise(df, axes: Sequence[str]):
 # ----- the report ------------------------------------------------------------------------
 
 
-def _numeric_axes(meta: dict[str, Any], summ) -> list[str]:
+def _numeric_axes(meta: dict[str, Any], summ, grid_only: bool = False) -> list[str]:
+    """The axes with numbers and more than one value (`grid_only`: not sampled ones)."""
     out = []
     for a in meta["axes"]:
         col = summ[a["name"]]
+        if grid_only and a["values"] is None:
+            continue
         if col.dtype.kind in "iuf" and col.nunique() > 1:
             out.append(a["name"])
     return out
@@ -923,7 +926,7 @@ def _draw(item: tuple[Any, dict[str, Any], str | None, str, str]) -> bytes:
     fig = plot.new_figure(plot.FIGSIZE[0] + 1.6, plot.FIGSIZE[1] + 0.6)
     with plot.style():
         if kind == "heat":
-            x, y = numeric[0], numeric[1]
+            x, y = _numeric_axes(meta, summ, grid_only=True)[:2]
             others = [a for a in axes if a not in (x, y)]
             groups = list(sel.groupby(others, sort=True)) if others else [((), sel)]
             groups = groups[:4]
@@ -1003,7 +1006,7 @@ def report(
     summ = pd.read_parquet(out / SUMMARY)
     res = pd.read_parquet(out / RESULTS, columns=["run", "error"])
     chosen = _choose_metrics(meta, summ)
-    numeric = _numeric_axes(meta, summ)
+    numeric = _numeric_axes(meta, summ, grid_only=True)
     items = [(summ, meta, d, m, "line") for d, m in chosen]
     if len(numeric) >= 2:
         items += [(summ, meta, d, m, "heat") for d, m in chosen[:4]]
