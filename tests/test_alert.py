@@ -85,10 +85,15 @@ def test_quick_run_csv_columns_and_rows(quick):
     assert sorted(targets["target_pct"]) == list(alert.QUICK_TARGETS_PCT)
     assert (samples["scheduler"] == "credit").all()
     assert (samples["domain"] == "Dom1").all()
-    # One row per target x sample; the samples are 1 s apart from t = 1 s.
-    for t, g in samples.groupby("target_pct"):
+    # One row per target x seed x sample; the samples are 1 s apart from t = 1 s.
+    assert sorted(samples["seed"].unique()) == [1, 2]  # --quick: 2 replications
+    assert (targets["replications"] == alert.QUICK_REPLICATIONS).all()
+    for (t, _seed), g in samples.groupby(["target_pct", "seed"]):
         assert list(g["t_s"]) == list(range(1, len(g) + 1)), t
+    for t, g in samples.groupby("target_pct"):
         assert int(targets.loc[targets["target_pct"] == t, "samples"].iloc[0]) == len(g)
+        row = targets[targets["target_pct"] == t].iloc[0]
+        assert row["run_error_ci95_low"] <= row["run_error_pct"] <= row["run_error_ci95_high"]
     # The statistics are those of the samples.
     for t, g in samples.groupby("target_pct"):
         row = targets[targets["target_pct"] == t].iloc[0]
@@ -167,7 +172,8 @@ def test_credit_cap_gives_the_target_on_an_idle_host(target):
 
 def test_a_run_of_d_seconds_has_d_samples():
     r = run_alert(targets=[10], duration_s=5, jobs=1, progress=False)
-    assert int(r.targets.iloc[0]["samples"]) == 5
+    # 5 samples per replication, pooled over the default 3.
+    assert int(r.targets.iloc[0]["samples"]) == 5 * alert.REPLICATIONS == 15
 
 
 def test_dom0_loads(tmp_path):
@@ -195,7 +201,7 @@ def test_results_do_not_depend_on_the_number_of_jobs():
 def test_progress_callback_counts_runs():
     seen = []
     run_alert(targets=[5, 10, 20], duration_s=2, jobs=2, progress=lambda d, n: seen.append((d, n)))
-    assert seen[-1] == (3, 3)
+    assert seen[-1] == (9, 9)  # 3 targets x 3 replications
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
@@ -388,3 +394,24 @@ def test_default_version_is_the_papers_where_the_scheduler_has_it(scheduler):
     lo, _ = alert._version_range(spec)
     since = alert._parse_version(ALLOCATIONS[scheduler].since)
     assert alert._parse_version(v) == max((3, 0, 3), lo, since)
+
+
+def test_replications_interval_and_verdicts(tmp_path):
+    one = run_alert(targets=[5, 50], duration_s=3, replications=1, jobs=1, progress=False)
+    assert one.targets["run_error_ci95_low"].isna().all()
+    assert list(one.samples["seed"].unique()) == [1]
+    three = run_alert(targets=[5, 50], duration_s=3, replications=3, jobs=2, progress=False)
+    assert sorted(three.samples["seed"].unique()) == [1, 2, 3]
+    # Seed 1's samples are the one-replication run's.
+    first = three.samples[three.samples["seed"] == 1].reset_index(drop=True)
+    pd.testing.assert_frame_equal(first, one.samples)
+    for row in three.targets.to_dict(orient="records"):
+        assert row["replications"] == 3
+        assert row["run_error_ci95_low"] <= row["run_error_pct"] <= row["run_error_ci95_high"]
+    c = alert.compare(
+        ["credit@3.0", "sedf"], targets=[5, 50], duration_s=3, replications=2, progress=False
+    )
+    c.save(tmp_path)
+    report = (tmp_path / "report.md").read_text()
+    assert "## Verdicts" in report and "95 % intervals" in report
+    assert report.count("- A = ") == 2

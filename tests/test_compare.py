@@ -71,7 +71,12 @@ def test_compare_writes_report_csv_and_figures(report_dir):
 
 def test_results_csv_rows_and_values(report_dir, scenario_path):
     df = pd.read_csv(report_dir / "results.csv")
-    assert list(df.columns) == ["run", "scheduler", "domain", "vcpu", "metric", "value", "unit"]
+    assert list(df.columns) == ["run", "scheduler", "domain", "vcpu", "metric", "value", "unit"] + [
+        "replications",
+        "ci95_low",
+        "ci95_high",
+    ]
+    assert (df["replications"] == 3).all()
     assert list(df["run"].unique()) == LABELS
     assert df.groupby("run")["scheduler"].first().to_dict() == {
         "credit": "credit",
@@ -530,7 +535,8 @@ def test_compare_api_in_process(scenario_path, tmp_path):
         jobs=1,
         progress=lambda done, total: seen.append((done, total)),
     )
-    assert seen[-1] == (2, 2)
+    # Two runs, each on the default 3 seeds.
+    assert seen[-1] == (6, 6) and c.replications == compare.REPLICATIONS == 3
     assert c.labels == ["credit", "credit2"]
     df = c.results()
     assert set(df["run"]) == {"credit", "credit2"}
@@ -564,5 +570,37 @@ def test_progress_is_shown_on_a_terminal(scenario_path, tmp_path):
     assert proc.returncode == 0
     terminal = b"".join(chunks).decode(errors="replace")
     assert "compare credit vs credit2" in terminal
-    assert "2/2 runs" in terminal
+    assert "6/6 runs" in terminal  # 2 runs x 3 replications
     assert b"runs" not in stdout
+
+
+def test_one_replication_is_the_run_itself(scenario_path):
+    c = compare.compare(scenario_path, schedulers=["credit", "sedf"], replications=1, jobs=1)
+    direct = vmsched.run(scenario_path, progress=False).summary
+    assert c.runs[0].summary["domains"] == direct["domains"]
+    assert c.runs[0].summary_low is None
+    df = c.results()
+    assert (df["replications"] == 1).all() and df["ci95_low"].isna().all()
+
+
+def test_replications_mean_interval_and_verdicts():
+    means, low, high = compare.combine(
+        [{"a": 1.0, "b": "x", "c": [2, 5]}, {"a": 3.0, "b": "x", "c": [2, 7]}]
+    )
+    assert means == {"a": 2.0, "b": "x", "c": [2, 6.0]}
+    assert low["a"] == pytest.approx(2 - 12.706) and high["c"][1] == pytest.approx(6 + 12.706)
+    assert low["c"][0] == high["c"][0] == 2  # equal in every replication: its own interval
+    labels = ["A", "B"]
+    # 10 % apart: a difference on the values alone ...
+    assert "best B" in verdict_sentence("x", labels, [110.0, 100.0], "us", -1)
+    assert compare.differs([110.0, 100.0], "us")
+    # ... but not when the 95 % intervals overlap,
+    wide = [(90.0, 130.0), (80.0, 120.0)]
+    assert verdict_sentence("x", labels, [110.0, 100.0], "us", -1, wide).startswith(
+        "x: the same under every run"
+    )
+    assert not compare.differs([110.0, 100.0], "us", wide)
+    # and again when they separate.
+    narrow = [(108.0, 112.0), (99.0, 101.0)]
+    assert "best B" in verdict_sentence("x", labels, [110.0, 100.0], "us", -1, narrow)
+    assert compare.differs([110.0, 100.0], "us", narrow)

@@ -149,7 +149,7 @@ def test_sweep_results_tidy_and_summaries(tmp_path, capsys):
     row = summ[(summ["metric"] == "cpu_pct") & (summ["domain"] == "b")].iloc[0]
     values = df[(df["point"] == row["point"]) & (df["metric"] == "cpu_pct") & (df["domain"] == "b")]
     mean, lo, hi, n = mean_ci95(values["value"])
-    assert (row["n"], row["mean"]) == (2, mean)
+    assert row["n"] == n == 2 and row["mean"] == pytest.approx(mean, rel=1e-12)
     assert row["ci95_low"] == pytest.approx(lo, nan_ok=True)
     html = (out / "report.html").read_text()
     assert "95 % interval" in html and "<img" in html
@@ -255,3 +255,65 @@ def test_ray_backend_equals_local_bit_for_bit(tmp_path):
     pd.testing.assert_frame_equal(local.results(), remote.results(), check_exact=True)
     assert a == b
     assert (tmp_path / "ray" / "report.html").exists()
+
+
+def test_the_docs_example_spec_plans_its_runs():
+    from conftest import DOCS
+
+    spec = sweeps.load_spec(DOCS / "examples" / "web-batch-caps.toml")
+    runs = sweeps.plan(spec)
+    assert len(runs) == 2 * 3 * 4 * 5 == 120
+    last = runs[-1].scenario
+    assert last["scheduler"] == {"name": "credit2", "ratelimit_us": 2000}
+    assert [d.get("cap") for d in last["domain"]] == [None, None, 70, 70]
+
+
+def test_results_query_with_duckdb(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    p = spec_file(tmp_path, AXES.replace("replications = 2", "replications = 3"))
+    r = sweeps.sweep(p, tmp_path / "o", figures=False, progress=False, jobs=1)
+    got = duckdb.sql(
+        f"""SELECT "scheduler.name", cap, n, mean, ci95_low, ci95_high
+            FROM '{r.out / "summary.parquet"}'
+            WHERE domain = 'a' AND metric = 'cpu_pct' ORDER BY ALL"""
+    ).fetchall()
+    assert len(got) == 6 and all(n == 3 for _, _, n, *_ in got)
+    runs = duckdb.sql(
+        f"""SELECT count(DISTINCT run), count(DISTINCT scenario_hash)
+            FROM '{r.out / "results.parquet"}'"""
+    ).fetchall()
+    assert runs == [(18, 18)]
+    for _, _, _, mean, lo, hi in got:
+        assert lo <= mean <= hi
+
+
+def test_sampled_sweep_runs_and_reports(tmp_path):
+    axes = """
+    replications = 2
+    [sample]
+    n = 4
+    [[axis]]
+    path = "domain.a.cap"
+    low = 10
+    high = 90
+    integer = true
+    """
+    r = sweeps.sweep(spec_file(tmp_path, axes), tmp_path / "o", jobs=1, progress=False)
+    summ = r.summary()
+    assert summ["point"].nunique() == 4 and (summ["n"] == 2).all()
+    assert (tmp_path / "o" / "report.html").exists()
+    assert not list((tmp_path / "o").glob("*-heat.png"))  # one numeric axis: no heat map
+
+
+def test_compare_and_alert_skip_figures(tmp_path):
+    from vmsched import alert, compare
+
+    p = spec_file(tmp_path)
+    base = sweeps.load_spec(p).base
+    c = compare.compare(base, schedulers=["credit", "credit2"], replications=1, jobs=1)
+    c.save(tmp_path / "c", figures=False)
+    assert sorted(f.name for f in (tmp_path / "c").iterdir()) == ["report.html", "results.csv"]
+    a = alert.run_alert(targets=[20], duration_s=2, replications=1, jobs=1, progress=False)
+    a.save(tmp_path / "a", figures=False)
+    assert not list((tmp_path / "a").glob("*.png"))
+    assert (tmp_path / "a" / "report.md").exists()

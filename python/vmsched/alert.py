@@ -33,11 +33,9 @@ import difflib
 import io
 import json
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +44,8 @@ import numpy as np
 import pandas as pd
 
 from vmsched.api import catalogue, prepare_out_dir, run, write_atomic
+from vmsched.batch import add_backend_options, check_backend, check_jobs, run_all
 from vmsched.errors import InternalError, ScenarioError
-from vmsched.progress import RunsProgress
 from vmsched.scenario import Scenario
 
 # ----- the paper's setup ---------------------------------------------------------------
@@ -79,6 +77,9 @@ XENBAKED_POLL_MS = 100.0
 DOM0_XENMON_UTIL_PCT = 2.0
 #: Time simulated before measurement starts, so the first sample is not the start-up.
 WARMUP_S = 1.0
+#: Replications (seeds SEED, SEED+1, ...) of each target by default, and with --quick.
+REPLICATIONS = 3
+QUICK_REPLICATIONS = 2
 #: Error bands reported as "fraction of samples within ±x %".
 WITHIN_PCT: tuple[int, ...] = (1, 2, 5, 10)
 #: What Dom0 runs in the single-PCPU variant (see docs/alert.md, "Dom0").
@@ -457,30 +458,28 @@ def _simulate(job: _Job) -> _Outcome:
     )
 
 
-def _run_jobs(jobs: list[_Job], n_workers: int, label: str, progress) -> list[_Outcome]:
-    """Run independent jobs, in parallel when asked; results in job order whatever the order
-    they finish in, so the output does not depend on `n_workers`."""
-    results: list[_Outcome | None] = [None] * len(jobs)
-    bar = RunsProgress(len(jobs), label, progress)
-    try:
-        if n_workers <= 1 or len(jobs) == 1:
-            for i, job in enumerate(jobs):
-                results[job.index] = _simulate(job)
-                bar.update(i + 1)
-        else:
-            with ProcessPoolExecutor(max_workers=min(n_workers, len(jobs))) as pool:
-                pending = {pool.submit(_simulate, job) for job in jobs}
-                done_count = 0
-                while pending:
-                    done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        out = fut.result()
-                        results[out.index] = out
-                        done_count += 1
-                    bar.update(done_count)
-    finally:
-        bar.close()
-    return [r for r in results if r is not None]
+def _run_jobs(jobs: list[_Job], where: Where, label: str, progress) -> list[_Outcome]:
+    """Run independent jobs through the batch layer (vmsched.batch); results in job order
+    whatever the order they finish in, so the output does not depend on the workers."""
+    return run_all(
+        _simulate,
+        jobs,
+        backend=where.backend,
+        jobs=where.jobs,
+        address=where.address,
+        batch_size=1,
+        progress=progress,
+        label=label,
+    )
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where runs and figures go (vmsched.batch): backend, workers, Ray address."""
+
+    backend: str = "local"
+    jobs: int = 1
+    address: str | None = None
 
 
 # ----- results ---------------------------------------------------------------------------------
@@ -514,6 +513,7 @@ SAMPLE_COLUMNS = [
     "t_s",
     "usage_pct",
     "error_pct",
+    "seed",
 ]
 #: Columns of targets.csv (one row per target x measured domain).
 TARGET_COLUMNS = [
@@ -532,6 +532,10 @@ TARGET_COLUMNS = [
     "run_usage_pct",
     "run_error_pct",
     *(f"within_{w}pct" for w in WITHIN_PCT),
+    # The replications: how many, and the 95 % interval of the whole-run error over them.
+    "replications",
+    "run_error_ci95_low",
+    "run_error_ci95_high",
 ]
 
 
@@ -552,6 +556,8 @@ class AlertResult:
     dom0_usage_pct: dict[float, float] = field(default_factory=dict)
     wall_s: float = 0.0
     events: int = 0
+    #: Where the plots are drawn: the batch layer's workers, as the runs were.
+    where: Where = field(default_factory=Where)
 
     @property
     def label(self) -> str:
@@ -581,14 +587,18 @@ class AlertResult:
         """report.md as text."""
         return _report(self)
 
-    def save(self, out: str | Path) -> Path:
-        """Write alert.csv, targets.csv, summary.json, report.md and the plots into `out`;
-        every file appears whole or not at all."""
+    def save(self, out: str | Path, figures: bool = True) -> Path:
+        """Write alert.csv, targets.csv, summary.json, report.md and (unless `figures` is
+        False) the plots into `out`; every file appears whole or not at all."""
         out_dir = prepare_out_dir(out)
         write_atomic(out_dir / "alert.csv", _csv(self.samples))
         write_atomic(out_dir / "targets.csv", _csv(self.targets))
-        write_atomic(out_dir / "summary.json", json.dumps(_jsonable(self.summary), indent=2) + "\n")
-        _plots(self, out_dir)
+        summary = self.summary
+        if not figures:
+            summary["files"] = [f for f in summary["files"] if not f.endswith(".png")]
+        write_atomic(out_dir / "summary.json", json.dumps(_jsonable(summary), indent=2) + "\n")
+        if figures:
+            _plots(self, out_dir)
         write_atomic(out_dir / "report.md", self.report())
         return out_dir
 
@@ -632,18 +642,33 @@ def _assemble(
     outcomes: list[_Outcome],
     setup: dict[str, Any],
     wall_s: float,
+    seeds: Sequence[int] = (1,),
 ) -> AlertResult:
+    """The results of one scheduler: `outcomes` per target, one per seed (seed-minor).
+    The 1-s statistics pool every replication's samples; the whole-run error is that of
+    the mean usage over the replications, with its 95 % interval."""
+    from vmsched.intervals import mean_ci95
+
+    n = len(seeds)
     sample_rows = []
     target_rows = []
     dom0_usage: dict[float, float] = {}
-    for target, out in zip(targets, outcomes, strict=True):
+    for k, target in enumerate(targets):
+        mine = outcomes[k * n : (k + 1) * n]
         for dom in measured_domains(smp):
-            t_s, usage = out.series.get(dom, ([], []))
-            usage_arr = np.asarray(usage, dtype="float64")
+            all_usage = []
+            for seed, out in zip(seeds, mine, strict=True):
+                t_s, usage = out.series.get(dom, ([], []))
+                usage_arr = np.asarray(usage, dtype="float64")
+                err = relative_error_pct(usage_arr, target)
+                for t, u, e in zip(t_s, usage_arr, err, strict=True):
+                    sample_rows.append((scheduler, version or "", target, dom, t, u, e, seed))
+                all_usage.append(usage_arr)
+            usage_arr = np.concatenate(all_usage)
             err = relative_error_pct(usage_arr, target)
-            for t, u, e in zip(t_s, usage_arr, err, strict=True):
-                sample_rows.append((scheduler, version or "", target, dom, t, u, e))
-            run_usage = out.run_usage[dom]
+            run_usages = [out.run_usage[dom] for out in mine]
+            run_usage = float(np.mean(run_usages))
+            _, lo, hi, _ = mean_ci95([float(relative_error_pct(u, target)) for u in run_usages])
             st = _stats(err)
             target_rows.append(
                 {
@@ -662,10 +687,13 @@ def _assemble(
                     "run_usage_pct": run_usage,
                     "run_error_pct": float(relative_error_pct(run_usage, target)),
                     **{f"within_{w}pct": st[f"within_{w}pct"] for w in WITHIN_PCT},
+                    "replications": n,
+                    "run_error_ci95_low": lo,
+                    "run_error_ci95_high": hi,
                 }
             )
         if not smp:
-            dom0_usage[target] = out.run_usage["Dom0"]
+            dom0_usage[target] = float(np.mean([out.run_usage["Dom0"] for out in mine]))
     setup = setup | {"host": outcomes[0].host}
     samples = pd.DataFrame(sample_rows, columns=SAMPLE_COLUMNS)
     stats = pd.DataFrame(target_rows, columns=TARGET_COLUMNS)
@@ -692,6 +720,7 @@ class _Plan:
     targets: list[float]
     jobs: list[_Job]
     setup: dict[str, Any]
+    seeds: tuple[int, ...] = (1,)
 
 
 def _plan(
@@ -708,6 +737,7 @@ def _plan(
     warmup_s: float,
     sample_ms: float,
     first_index: int = 0,
+    replications: int | None = None,
 ) -> _Plan:
     if not isinstance(scheduler, str) or not scheduler:
         raise ScenarioError(f"{scheduler!r} is not a scheduler name", path="alert.scheduler")
@@ -733,6 +763,13 @@ def _plan(
         )
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ScenarioError(f"{seed!r} is not allowed; expected an integer >= 0", path="alert.seed")
+    if replications is None:
+        replications = QUICK_REPLICATIONS if quick else REPLICATIONS
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise ScenarioError(
+            f"{replications!r} is not allowed; expected an integer >= 1", path="alert.replications"
+        )
+    seeds = tuple(seed + k for k in range(replications))
     if smp and (dom0_load is not None or dom0_util_pct is not None):
         raise ScenarioError(
             "does not apply to the SMP variant, where Dom0, Dom1 and Dom2 all run a "
@@ -756,20 +793,21 @@ def _plan(
         )
     info = _scheduler_info(scheduler)
     jobs = []
-    for i, target in enumerate(target_list):
-        sc = build_scenario(
-            scheduler,
-            target,
-            xen_version=version,
-            smp=smp,
-            duration_s=duration_s,
-            seed=seed,
-            dom0_load=load,
-            dom0_util_pct=util,
-            warmup_s=warmup_s,
-            sample_ms=sample_ms,
-        ).validate()
-        jobs.append(_Job(index=first_index + i, scenario=sc.data, warmup_s=warmup_s))
+    for target in target_list:
+        for s in seeds:
+            sc = build_scenario(
+                scheduler,
+                target,
+                xen_version=version,
+                smp=smp,
+                duration_s=duration_s,
+                seed=s,
+                dom0_load=load,
+                dom0_util_pct=util,
+                warmup_s=warmup_s,
+                sample_ms=sample_ms,
+            ).validate()
+            jobs.append(_Job(index=first_index + len(jobs), scenario=sc.data, warmup_s=warmup_s))
     setup = {
         "variant": "smp" if smp else "single-pcpu",
         "pcpus": SMP_PCPUS if smp else PCPUS,
@@ -783,6 +821,8 @@ def _plan(
         "warmup_s": float(warmup_s),
         "sample_ms": sample_ms,
         "seed": seed,
+        "replications": replications,
+        "seeds": list(seeds),
         "measured_domains": list(measured_domains(smp)),
     }
     if not smp:
@@ -792,15 +832,7 @@ def _plan(
             "load": load,
             **({"util_pct": util, "period_ms": XENBAKED_POLL_MS} if load == "xenmon" else {}),
         }
-    return _Plan(scheduler, version, target_list, jobs, setup)
-
-
-def _default_jobs(jobs: int | None) -> int:
-    if jobs is None:
-        return os.cpu_count() or 1
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ScenarioError(f"{jobs!r} is not allowed; expected an integer >= 1", path="alert.jobs")
-    return jobs
+    return _Plan(scheduler, version, target_list, jobs, setup, seeds)
 
 
 @dataclass(frozen=True)
@@ -809,27 +841,31 @@ class _Experiment:
 
     plans: list[_Plan]
     smp: bool
-    n_workers: int
+    where: Where
 
     def execute(self, progress: bool | Callable[[int, int], None]) -> list[AlertResult]:
         """Simulate every target of every run on one process pool."""
         label = "ALERT " + " vs ".join(p.scheduler for p in self.plans)
         t0 = time.perf_counter()
-        outcomes = _run_jobs(
-            [j for p in self.plans for j in p.jobs], self.n_workers, label, progress
-        )
+        outcomes = _run_jobs([j for p in self.plans for j in p.jobs], self.where, label, progress)
         wall = time.perf_counter() - t0
         results = []
         for p in self.plans:
             mine = outcomes[p.jobs[0].index : p.jobs[-1].index + 1]
-            results.append(
-                _assemble(p.scheduler, p.version, self.smp, p.targets, mine, p.setup, wall)
-            )
+            r = _assemble(p.scheduler, p.version, self.smp, p.targets, mine, p.setup, wall, p.seeds)
+            r.where = self.where
+            results.append(r)
         return results
 
 
 def _experiment(
-    entries: list[tuple[str, str | None]], *, smp: bool, jobs: int | None, **options: Any
+    entries: list[tuple[str, str | None]],
+    *,
+    smp: bool,
+    jobs: int | None,
+    backend: str = "local",
+    address: str | None = None,
+    **options: Any,
 ) -> _Experiment:
     """Validate everything (raising ScenarioError) before anything is simulated."""
     plans: list[_Plan] = []
@@ -845,7 +881,8 @@ def _experiment(
             "twice; expected distinct runs",
             path="alert.compare",
         )
-    return _Experiment(plans, smp, _default_jobs(jobs))
+    n_jobs = check_jobs(jobs, path="alert.jobs")
+    return _Experiment(plans, smp, Where(check_backend(backend, address), n_jobs, address))
 
 
 def run_alert(
@@ -859,6 +896,9 @@ def run_alert(
     progress: bool | Callable[[int, int], None] = True,
     *,
     jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    replications: int | None = None,
     dom0_load: str | None = None,
     dom0_util_pct: float | None = None,
     warmup_s: float = WARMUP_S,
@@ -872,15 +912,23 @@ def run_alert(
     "3.0.3" where the scheduler has it. `smp` runs the paper's SMP variant: 2 PCPUs,
     Dom0, Dom1 and Dom2 each a CPU hog allocated 66 % (or each target given).
     `dom0_load` ("xenmon", "hog" or "idle", single-PCPU variant only) is what Dom0
-    runs under its 6 % allocation. Targets run in parallel on `jobs` processes
-    (default: all CPUs); results do not depend on `jobs`. `progress=True` shows a
-    bar on a terminal; a callable receives (runs done, runs in all).
+    runs under its 6 % allocation. Targets run in parallel on `jobs` workers
+    (default: all CPUs) of the batch layer's `backend` ("local" processes, or "ray"
+    at `address`: vmsched.batch), which also draws the plots; results depend on
+    neither. `progress=True` shows a
+    bar on a terminal; a callable receives (runs done, runs in all). Each target runs
+    on `replications` seeds (`seed`, `seed`+1, ...; default REPLICATIONS, or
+    QUICK_REPLICATIONS with `quick`): the 1-s statistics pool their samples, the
+    whole-run error is that of the mean usage, with its 95 % interval.
     Raises ScenarioError on bad input, before anything is simulated.
     """
     exp = _experiment(
         [(scheduler, xen_version)],
         smp=smp,
         jobs=jobs,
+        backend=backend,
+        address=address,
+        replications=replications,
         targets=targets,
         duration_s=duration_s,
         quick=quick,
@@ -926,16 +974,17 @@ class CompareResult:
             "files": ["summary.json", "report.md", "targets.csv", *COMPARE_PLOT_FILES.values()],
         }
 
-    def save(self, out: str | Path) -> Path:
-        """Each run's full output in its own sub-folder, plus the comparison plots,
-        targets.csv (all runs) and report.md at the top."""
+    def save(self, out: str | Path, figures: bool = True) -> Path:
+        """Each run's full output in its own sub-folder, plus the comparison plots (unless
+        `figures` is False), targets.csv (all runs) and report.md at the top."""
         out_dir = prepare_out_dir(out)
         for name, r in zip(self.folder_names(), self.results, strict=True):
-            r.save(out_dir / name)
+            r.save(out_dir / name, figures=figures)
         both = pd.concat([r.targets for r in self.results], ignore_index=True)
         write_atomic(out_dir / "targets.csv", _csv(both))
         write_atomic(out_dir / "summary.json", json.dumps(_jsonable(self.summary), indent=2) + "\n")
-        _compare_plots(self.results, out_dir)
+        if figures:
+            _compare_plots(self.results, out_dir)
         write_atomic(out_dir / "report.md", _compare_report(self))
         return out_dir
 
@@ -969,6 +1018,9 @@ def compare(
     progress: bool | Callable[[int, int], None] = True,
     *,
     jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    replications: int | None = None,
     dom0_load: str | None = None,
     dom0_util_pct: float | None = None,
     warmup_s: float = WARMUP_S,
@@ -984,6 +1036,9 @@ def compare(
         _compare_entries(schedulers, xen_version),
         smp=smp,
         jobs=jobs,
+        backend=backend,
+        address=address,
+        replications=replications,
         targets=targets,
         duration_s=duration_s,
         quick=quick,
@@ -1151,17 +1206,25 @@ def _plot_error_run(results: list[AlertResult], title: str) -> bytes:
     width = 0.8 / len(results)
     for k, r in enumerate(results):
         pos = np.arange(len(labels)) + (k - (len(results) - 1) / 2) * width
+        err = r.targets["run_error_pct"].to_numpy()
+        lo = r.targets["run_error_ci95_low"].to_numpy()
+        hi = r.targets["run_error_ci95_high"].to_numpy()
+        # The 95 % interval over the replications (none with one replication).
+        yerr = np.nan_to_num(np.vstack([err - lo, hi - err]), nan=0.0)
         ax.bar(
             pos,
-            r.targets["run_error_pct"].to_numpy(),
+            err,
             width=width * 0.9,
             color=_COLOURS[k % len(_COLOURS)],
             label=r.label,
+            yerr=yerr,
+            capsize=2,
+            error_kw={"lw": 0.8},
         )
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xticks(np.arange(len(labels)), labels)
     ax.set_xlabel(_xlabel(results[0]))
-    ax.set_ylabel("Allocation error over the whole run (%)")
+    ax.set_ylabel("Allocation error over the whole run (%, 95 % interval)")
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
@@ -1189,38 +1252,60 @@ def _plot_smp_timeseries(r: AlertResult) -> bytes:
     return _png(fig)
 
 
+def _draw(item: tuple[str, list[AlertResult], str]) -> bytes:
+    """One plot as PNG bytes, in a worker of the batch layer."""
+    kind, results, title = item
+    if kind == "fig7":
+        return _plot_error_1s(results, title)
+    if kind == "fig8":
+        return _plot_error_cdf(results, title)
+    if kind == "fig9":
+        return _plot_error_run(results, title)
+    return _plot_smp_timeseries(results[0])
+
+
+def _write_plots(
+    where: Where, out_dir: Path, plots: list[tuple[str, str, list[AlertResult], str]]
+) -> None:
+    """Draw [(file, kind, results, title)] in the batch layer's workers, then write them."""
+    pngs = run_all(
+        _draw,
+        [(kind, results, title) for _, kind, results, title in plots],
+        backend=where.backend,
+        jobs=where.jobs,
+        address=where.address,
+        batch_size=1,
+        label="plots",
+    )
+    for (file, *_), png in zip(plots, pngs, strict=True):
+        write_atomic(out_dir / file, png)
+
+
 def _plots(r: AlertResult, out_dir: Path) -> None:
     what = f"{r.label}, {'2 PCPUs' if r.smp else '1 PCPU'}"
-    write_atomic(
-        out_dir / PLOT_FILES["fig7"],
-        _plot_error_1s([r], f"ALERT, {what}: error at 1-s granularity"),
-    )
-    write_atomic(
-        out_dir / PLOT_FILES["fig8"],
-        _plot_error_cdf([r], f"ALERT, {what}: distribution of 1-s errors"),
-    )
-    write_atomic(
-        out_dir / PLOT_FILES["fig9"],
-        _plot_error_run([r], f"ALERT, {what}: error over the whole run"),
-    )
+    plots = [
+        (PLOT_FILES["fig7"], "fig7", [r], f"ALERT, {what}: error at 1-s granularity"),
+        (PLOT_FILES["fig8"], "fig8", [r], f"ALERT, {what}: distribution of 1-s errors"),
+        (PLOT_FILES["fig9"], "fig9", [r], f"ALERT, {what}: error over the whole run"),
+    ]
     if r.smp:
-        write_atomic(out_dir / SMP_TIMESERIES_PLOT, _plot_smp_timeseries(r))
+        plots.append((SMP_TIMESERIES_PLOT, "fig11", [r], ""))
+    _write_plots(r.where, out_dir, plots)
 
 
 def _compare_plots(results: list[AlertResult], out_dir: Path) -> None:
     what = " vs ".join(r.label for r in results)
-    write_atomic(
-        out_dir / COMPARE_PLOT_FILES["fig7"],
-        _plot_error_1s(results, f"ALERT: error at 1-s granularity, {what}"),
-    )
-    write_atomic(
-        out_dir / COMPARE_PLOT_FILES["fig8"],
-        _plot_error_cdf(results, f"ALERT: distribution of 1-s errors, {what}"),
-    )
-    write_atomic(
-        out_dir / COMPARE_PLOT_FILES["fig9"],
-        _plot_error_run(results, f"ALERT: error over the whole run, {what}"),
-    )
+    plots = [
+        (COMPARE_PLOT_FILES["fig7"], "fig7", results, f"ALERT: error at 1-s granularity, {what}"),
+        (
+            COMPARE_PLOT_FILES["fig8"],
+            "fig8",
+            results,
+            f"ALERT: distribution of 1-s errors, {what}",
+        ),
+        (COMPARE_PLOT_FILES["fig9"], "fig9", results, f"ALERT: error over the whole run, {what}"),
+    ]
+    _write_plots(results[0].where, out_dir, plots)
 
 
 # ----- reports ----------------------------------------------------------------------------------
@@ -1327,7 +1412,14 @@ def _report(r: AlertResult) -> str:
     lines += [
         f"- Targets A: {', '.join(_fmt_pct(t) for t in s['targets_pct'])} % of one PCPU; "
         f"{s['duration_s']:g} s measured per target after {s['warmup_s']:g} s of warm-up; "
-        f"sampled every {s['sample_ms']:g} ms; seed {s['seed']}.",
+        f"sampled every {s['sample_ms']:g} ms; "
+        + (
+            f"{s['replications']} replications (seeds {s['seeds'][0]} to {s['seeds'][-1]}): the "
+            "1-s statistics pool their samples, the whole-run error is that of the mean usage "
+            "with its 95 % interval over the replications."
+            if s.get("replications", 1) > 1
+            else f"seed {s['seed']}."
+        ),
         f"- Simulated events: {r.events:,}; wall time {r.wall_s:.1f} s.",
         "",
         "## Results per target",
@@ -1389,6 +1481,46 @@ def _report(r: AlertResult) -> str:
     return "\n".join(lines)
 
 
+def _abs_interval(lo: float, hi: float) -> tuple[float, float]:
+    """The interval of |x| for x in [lo, hi]."""
+    if lo >= 0:
+        return lo, hi
+    if hi <= 0:
+        return -hi, -lo
+    return 0.0, max(-lo, hi)
+
+
+def _accuracy_verdicts(results: list[AlertResult]) -> list[str]:
+    """Per target (and domain): the run whose whole-run error is closest to zero, when
+    its interval separates from every other run's, else "no difference"."""
+    from vmsched.intervals import separated
+
+    out = []
+    first = results[0].targets
+    for i in range(len(first)):
+        rows = [r.targets.iloc[i] for r in results]
+        what = f"A = {_fmt_pct(rows[0]['target_pct'])} %" + (
+            f", {rows[0]['domain']}" if results[0].smp else ""
+        )
+        boxes = [(row["run_error_ci95_low"], row["run_error_ci95_high"]) for row in rows]
+        if any(math.isnan(b[0]) for b in boxes):
+            # One replication: the values alone decide (no interval to compare).
+            boxes = [(row["run_error_pct"], row["run_error_pct"]) for row in rows]
+        order = sorted(range(len(rows)), key=lambda k: abs(rows[k]["run_error_pct"]))
+        best = order[0]
+        # Compare |error|: its interval is the error's folded at zero.
+        size = [_abs_interval(lo, hi) for lo, hi in boxes]
+        if all(separated(size[best], size[k]) for k in order[1:]):
+            err = ", ".join(
+                f"{r.label} {_f(row['run_error_pct'])} %"
+                for r, row in zip(results, rows, strict=True)
+            )
+            out.append(f"{what}: {results[best].label} is the most accurate ({err})")
+        else:
+            out.append(f"{what}: no difference within the 95 % intervals")
+    return out
+
+
 def _compare_report(c: CompareResult) -> str:
     results = c.results
     first = results[0]
@@ -1420,7 +1552,15 @@ def _compare_report(c: CompareResult) -> str:
                 _f(rr["run_error_pct"]),
             ]
         rows.append(cells)
-    lines += [_md_table(header, rows), "", "## All samples", ""]
+    lines += [_md_table(header, rows), "", "## Verdicts", ""]
+    lines += [
+        "Per target, which run holds the allocation closer over the whole run: a difference "
+        "counts only when the 95 % intervals of the whole-run error over the replications "
+        "separate.",
+        "",
+    ]
+    lines += [f"- {v}" for v in _accuracy_verdicts(results)]
+    lines += ["", "## All samples", ""]
     for r in results:
         p = r.summary["all_samples"]
         lines.append(
@@ -1520,6 +1660,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument(
+        "--replications",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"seeds per target: SEED, SEED+1, ... (default {REPLICATIONS}; "
+        f"{QUICK_REPLICATIONS} with --quick)",
+    )
+    p.add_argument(
         "--jobs",
         type=int,
         default=None,
@@ -1532,6 +1680,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         metavar="DIR",
         help="output folder (default results/alert)",
     )
+    add_backend_options(p)
     p.set_defaults(func=main)
     return p
 
@@ -1569,6 +1718,7 @@ def main(args: argparse.Namespace) -> int:
         dom0_util_pct=args.dom0_util_pct,
         warmup_s=WARMUP_S,
         sample_ms=SAMPLE_MS,
+        replications=args.replications,
     )
     try:
         if args.compare is not None:
@@ -1582,16 +1732,23 @@ def main(args: argparse.Namespace) -> int:
             )
         else:
             entries = [(args.scheduler or "credit", args.xen_version)]
-        exp = _experiment(entries, smp=args.smp, jobs=args.jobs, **options)
+        exp = _experiment(
+            entries,
+            smp=args.smp,
+            jobs=args.jobs,
+            backend=args.backend,
+            address=args.address,
+            **options,
+        )
         prepare_out_dir(args.out)
     except ScenarioError as exc:
         print(f"vmsched: error: {exc}", file=sys.stderr)
         return 2
     results = exp.execute(progress=True)
     if args.compare is not None:
-        out = CompareResult(results, results[0].wall_s).save(args.out)
+        out = CompareResult(results, results[0].wall_s).save(args.out, not args.no_figures)
     else:
-        out = results[0].save(args.out)
+        out = results[0].save(args.out, not args.no_figures)
     for r in results:
         _print_summary(r)
     print(f"wrote {out}/ (report.md, alert.csv, targets.csv, summary.json, plots)")

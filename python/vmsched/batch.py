@@ -90,6 +90,26 @@ def check_jobs(jobs: int | None, n_items: int | None = None, *, path: str = "--j
     return jobs
 
 
+def add_backend_options(parser: Any) -> None:
+    """`--backend`, `--address` and `--no-figures` on a command's argparse parser (the
+    command declares its own `--jobs`)."""
+    parser.add_argument(
+        "--backend",
+        default="local",
+        choices=BACKENDS,
+        help="where the runs and figures go: local processes (default) or a Ray cluster",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help="the Ray cluster (with --backend ray; default: a private one on this machine)",
+    )
+    parser.add_argument(
+        "--no-figures", action="store_true", help="skip the figures (tables and data only)"
+    )
+
+
 def batch_size_for(n_items: int, workers: int, batch_size: int | None = None) -> int:
     """Runs per task: `batch_size` if given, else about BATCHES_PER_WORKER batches per
     worker, at most MAX_AUTO_BATCH runs each."""

@@ -45,19 +45,18 @@ from __future__ import annotations
 import argparse
 import copy
 import math
-import os
 import shlex
 import time
 import tomllib
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vmsched.api import catalogue, prepare_out_dir, run, write_atomic
+from vmsched.batch import add_backend_options, check_backend, check_jobs, run_all
 from vmsched.errors import ScenarioError, unknown_name
-from vmsched.progress import RunsProgress
+from vmsched.intervals import separated
 from vmsched.scenario import Scenario, read
 
 #: `--quick`: the run is shortened to this many simulated seconds (warm-up included).
@@ -77,6 +76,10 @@ SAME_PCT_POINTS = 0.5
 #: Latencies within this many µs count as the same in verdicts (below 1.024 µs the
 #: latency histogram's buckets are 0.128 µs wide: docs/metrics.md).
 SAME_LATENCY_US = 1.0
+#: Replications (seeds) of each run by default, and with --quick. Each run is simulated
+#: on seeds SEED, SEED+1, ... (SEED: the scenario's run.seed, 1 if unset).
+REPLICATIONS = 3
+QUICK_REPLICATIONS = 2
 #: Most panels in the figure of application metrics.
 MAX_METRIC_PANELS = 12
 
@@ -87,6 +90,9 @@ FIG_CPU_SHARE = "cpu-share"
 FIG_LATENCY = "wake-latency"
 FIG_WORKLOAD = "workload-metrics"
 RESULT_COLUMNS = ("run", "scheduler", "domain", "vcpu", "metric", "value", "unit")
+#: What results.csv gains from the replications: how many, and the 95 % interval of the
+#: mean (`value` is the mean over the replications).
+REPLICATION_COLUMNS = ("replications", "ci95_low", "ci95_high")
 
 #: Workload metrics whose better direction is known: -1 lower is better, +1 higher.
 #: Metrics not listed get a neutral verdict (highest / lowest), unless their name
@@ -535,56 +541,104 @@ class Run:
     scenario: dict[str, Any]
     #: What porting changed, one sentence each.
     notes: list[str]
+    #: summary.json with every number that differs between the replications replaced by
+    #: its mean over them (the first replication's summary when there is one).
     summary: dict[str, Any] | None = None
-    #: The domain rows of the time series (vcpu is null).
+    #: The domain rows of the time series (vcpu is null), of the first replication.
     timeseries: Any = None
+    #: The same tree with the low and high ends of each number's 95 % interval (a number
+    #: equal in every replication is its own interval); None with one replication.
+    summary_low: dict[str, Any] | None = None
+    summary_high: dict[str, Any] | None = None
+    #: The seeds the run was simulated on.
+    seeds: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
         return self.spec.label
 
 
-def _simulate(job: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any], Any]:
-    """Run one scenario (in a worker process or in-process)."""
-    index, data = job
+def _simulate(data: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """Run one scenario (in a worker of the batch layer, or in-process)."""
     r = run(data, progress=False)
     ts = r.timeseries
-    return index, r.summary, ts[ts["vcpu"].isna()].reset_index(drop=True)
+    return r.summary, ts[ts["vcpu"].isna()].reset_index(drop=True)
 
 
-def _execute(runs: list[Run], jobs: int, progress: bool | Callable[[int, int], None]) -> None:
-    work = [(i, r.scenario) for i, r in enumerate(runs)]
-    bar = RunsProgress(
-        len(work), "compare " + " vs ".join(r.label for r in runs), progress, after_s=0.0
+@dataclass(frozen=True)
+class Backend:
+    """Where the runs and the figures go (vmsched.batch): backend, workers, Ray address."""
+
+    name: str = "local"
+    jobs: int = 1
+    address: str | None = None
+
+
+def combine(trees: Sequence[Any]) -> tuple[Any, Any, Any]:
+    """(mean, low, high) of the replications' summaries, leaf by leaf: a number that
+    differs is replaced by its mean and the ends of its 95 % interval
+    (vmsched.intervals); anything equal in every replication stays as it is."""
+    from vmsched.intervals import mean_ci95
+
+    first = trees[0]
+    if all(t == first for t in trees[1:]):
+        return first, first, first
+    if isinstance(first, dict) and all(
+        isinstance(t, dict) and t.keys() == first.keys() for t in trees
+    ):
+        parts = {k: combine([t[k] for t in trees]) for k in first}
+        return tuple({k: v[i] for k, v in parts.items()} for i in range(3))
+    if isinstance(first, list) and all(isinstance(t, list) and len(t) == len(first) for t in trees):
+        parts = [combine([t[i] for t in trees]) for i in range(len(first))]
+        return tuple([v[i] for v in parts] for i in range(3))
+    numbers = [t for t in trees if t is None or (_number(t) is not None)]
+    if len(numbers) == len(trees) and any(t is not None for t in trees):
+        mean, low, high, _ = mean_ci95([t for t in trees if t is not None])
+        return mean, low, high
+    return first, first, first
+
+
+def _seeded(tree: dict[str, Any], seed: int) -> dict[str, Any]:
+    out = copy.deepcopy(tree)
+    out.setdefault("run", {})["seed"] = seed
+    return out
+
+
+def _execute(
+    runs: list[Run],
+    where: Backend,
+    progress: bool | Callable[[int, int], None],
+    replications: int = 1,
+) -> None:
+    if replications == 1:
+        items = [r.scenario for r in runs]
+        seeds = [(int(r.scenario.get("run", {}).get("seed", 1)),) for r in runs]
+    else:
+        seeds = [
+            tuple(int(r.scenario.get("run", {}).get("seed", 1)) + k for k in range(replications))
+            for r in runs
+        ]
+        items = [_seeded(r.scenario, s) for r, ss in zip(runs, seeds, strict=True) for s in ss]
+    outcomes = run_all(
+        _simulate,
+        items,
+        backend=where.name,
+        jobs=where.jobs,
+        address=where.address,
+        batch_size=1,
+        progress=progress,
+        label="compare " + " vs ".join(r.label for r in runs),
+        after_s=0.0,
     )
-    try:
-        bar.update(0)
-        if jobs <= 1:
-            for done, job in enumerate(work, start=1):
-                i, summary, ts = _simulate(job)
-                runs[i].summary, runs[i].timeseries = summary, ts
-                bar.update(done)
-            return
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-            pending = {pool.submit(_simulate, job) for job in work}
-            done = 0
-            while pending:
-                finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    i, summary, ts = fut.result()
-                    runs[i].summary, runs[i].timeseries = summary, ts
-                    done += 1
-                bar.update(done)
-    finally:
-        bar.close()
-
-
-def _check_jobs(jobs: int | None, n_runs: int) -> int:
-    if jobs is None:
-        return max(1, min(os.cpu_count() or 1, n_runs))
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ScenarioError(f"{jobs!r} is not allowed; expected an integer >= 1", path="--jobs")
-    return jobs
+    n = replications
+    for i, r in enumerate(runs):
+        mine = outcomes[i * n : (i + 1) * n]
+        r.seeds = seeds[i]
+        r.timeseries = mine[0][1]
+        if n == 1:
+            r.summary = mine[0][0]
+            continue
+        r.summary, r.summary_low, r.summary_high = combine([m[0] for m in mine])
 
 
 def _base_scenario(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
@@ -613,11 +667,19 @@ class Prepared:
     quick_factor: float
     jobs: int
     command: str
+    backend: str = "local"
+    address: str | None = None
+    replications: int = 1
+
+    @property
+    def where(self) -> Backend:
+        return Backend(self.backend, self.jobs, self.address)
 
     def execute(self, progress: bool | Callable[[int, int], None] = True) -> Comparison:
-        """Simulate every run (in `jobs` processes) and return the Comparison."""
+        """Simulate every run (in `jobs` workers of the batch layer) and return the
+        Comparison."""
         t0 = time.perf_counter()
-        _execute(self.runs, self.jobs, progress)
+        _execute(self.runs, self.where, progress, self.replications)
         return Comparison(
             runs=self.runs,
             source=self.base.source,
@@ -625,6 +687,8 @@ class Prepared:
             quick_factor=self.quick_factor,
             wall_s=time.perf_counter() - t0,
             command=self.command,
+            where=self.where,
+            replications=self.replications,
         )
 
 
@@ -635,10 +699,14 @@ def prepare(
     variants: Sequence[str] = (),
     quick: bool = False,
     jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    replications: int | None = None,
 ) -> Prepared:
     """Check everything and port the scenario to every run, simulating nothing.
 
-    Raises ScenarioError on bad input (the scenario, a scheduler, a variant, --jobs).
+    Raises ScenarioError on bad input (the scenario, a scheduler, a variant, --jobs,
+    the backend).
     """
     base = _base_scenario(scenario)
     factor = 1.0
@@ -646,13 +714,26 @@ def prepare(
         base, factor = shorten(base)
     domains = [d["name"] for d in base.data["domain"]]
     specs = plan_runs(schedulers, variants, domains)
-    n_jobs = _check_jobs(jobs, len(specs))
+    n_reps = _check_replications(replications, quick)
+    n_jobs = check_jobs(jobs, len(specs) * n_reps)
+    check_backend(backend, address)
     infos = _schedulers()
     runs = []
     for spec in specs:
         sc, notes = port(base, spec, infos)
         runs.append(Run(spec, sc.data, notes))
-    return Prepared(runs, base, factor, n_jobs, _command(base.source, specs, quick, jobs))
+    command = _command(base.source, specs, quick, jobs, replications)
+    return Prepared(runs, base, factor, n_jobs, command, backend, address, n_reps)
+
+
+def _check_replications(replications: int | None, quick: bool) -> int:
+    if replications is None:
+        return QUICK_REPLICATIONS if quick else REPLICATIONS
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise ScenarioError(
+            f"{replications!r} is not allowed; expected an integer >= 1", path="--replications"
+        )
+    return replications
 
 
 def compare(
@@ -663,18 +744,40 @@ def compare(
     quick: bool = False,
     jobs: int | None = None,
     progress: bool | Callable[[int, int], None] = True,
+    backend: str = "local",
+    address: str | None = None,
+    replications: int | None = None,
 ) -> Comparison:
     """Run `scenario` under each scheduler and variant; returns a Comparison.
 
     Everything is checked before anything is simulated (ScenarioError on bad input).
-    `jobs` parallel processes (default: one per CPU, at most one per run). `progress`:
-    a bar on a terminal (True), nothing (False), or a callable(done, total).
+    `jobs` parallel workers (default: one per CPU, at most one per run) of the batch
+    layer's `backend` ("local" processes, or "ray" at `address`; vmsched.batch).
+    `progress`: a bar on a terminal (True), nothing (False), or a callable(done, total).
+    Each run is simulated on `replications` seeds (default REPLICATIONS, QUICK_REPLICATIONS
+    with `quick`); its numbers are their means, and verdicts count a difference only when
+    the 95 % intervals separate.
     """
-    prepared = prepare(scenario, schedulers=schedulers, variants=variants, quick=quick, jobs=jobs)
+    prepared = prepare(
+        scenario,
+        schedulers=schedulers,
+        variants=variants,
+        quick=quick,
+        jobs=jobs,
+        backend=backend,
+        address=address,
+        replications=replications,
+    )
     return prepared.execute(progress)
 
 
-def _command(source: str | None, specs: Sequence[RunSpec], quick: bool, jobs: int | None) -> str:
+def _command(
+    source: str | None,
+    specs: Sequence[RunSpec],
+    quick: bool,
+    jobs: int | None,
+    replications: int | None = None,
+) -> str:
     plain = [s.label for s in specs if not s.settings]
     words = ["vmsched", "compare", source or "SCENARIO"]
     if plain:
@@ -686,6 +789,8 @@ def _command(source: str | None, specs: Sequence[RunSpec], quick: bool, jobs: in
         words.append("--quick")
     if jobs is not None:
         words += ["--jobs", str(jobs)]
+    if replications is not None:
+        words += ["--replications", str(replications)]
     return shlex.join(words) + " --out DIR"
 
 
@@ -782,21 +887,48 @@ class Comparison:
     wall_s: float
     #: The command line that repeats the comparison.
     command: str
+    #: Where the figures are drawn (the batch layer's workers, as the runs were).
+    where: Backend = field(default_factory=Backend)
+    #: Seeds each run was simulated on.
+    replications: int = 1
 
     @property
     def labels(self) -> list[str]:
         return [r.label for r in self.runs]
 
+    def _seeds_text(self) -> str:
+        seeds = self.runs[0].seeds
+        if self.replications == 1 or len(seeds) < 2:
+            return f"seed {self.runs[0].summary['seed']}"
+        return (
+            f"{self.replications} replications each (seeds {seeds[0]} to {seeds[-1]}): every "
+            "number is the mean over them, every figure but CPU over time (first seed) "
+            "shows it"
+        )
+
     def _domain_names(self) -> list[str]:
         return [d["name"] for d in self.runs[0].summary["domains"]]
 
     def results(self):
-        """One row per run x domain x metric (x VCPU for wake-up metrics): results.csv."""
+        """One row per run x domain x metric (x VCPU for wake-up metrics): results.csv.
+        `value` is the mean over the replications; `replications`, `ci95_low` and
+        `ci95_high` say how many and the 95 % interval of that mean (empty with one)."""
+        df = self._rows("summary")
+        df["replications"] = self.replications
+        if self.replications > 1:
+            df["ci95_low"] = self._rows("summary_low")["value"]
+            df["ci95_high"] = self._rows("summary_high")["value"]
+        else:
+            df["ci95_low"] = float("nan")
+            df["ci95_high"] = float("nan")
+        return df
+
+    def _rows(self, which: str):
         import pandas as pd
 
         rows = []
         for r in self.runs:
-            for d in r.summary["domains"]:
+            for d in getattr(r, which)["domains"]:
                 base = (r.label, r.spec.scheduler, d["name"])
                 for metric, unit, _ in DOMAIN_METRICS:
                     rows.append((*base, None, metric, float(d[metric]), unit))
@@ -815,12 +947,13 @@ class Comparison:
         df["value"] = pd.to_numeric(df["value"], errors="coerce")
         return df
 
-    def verdict_inputs(self) -> list[MetricValues]:
+    def verdict_inputs(self, which: str = "summary") -> list[MetricValues]:
         """What the verdicts are about: per metric, each domain's (or VCPU's) value under
-        each run (None where it has none)."""
+        each run (None where it has none). `which` "summary_low" or "summary_high" gives
+        the ends of the values' 95 % intervals instead (with several replications)."""
         from vmsched.plot import latency_entries
 
-        summaries = [r.summary for r in self.runs]
+        summaries = [getattr(r, which) for r in self.runs]
         names = self._domain_names()
 
         def per_domain(key: str) -> list[tuple[str, list[Any]]]:
@@ -858,10 +991,35 @@ class Comparison:
     def verdicts(self) -> list[tuple[str, list[str]]]:
         """Per metric, one sentence per domain (or VCPU): which run is best and worst (or
         highest and lowest, for metrics with no better side) and by how much."""
-        return [
-            (m.title, [verdict_sentence(n, self.labels, v, m.unit, m.better) for n, v in m.items])
-            for m in self.verdict_inputs()
-        ]
+        out = []
+        for m, bounds in zip(self.verdict_inputs(), self.intervals(), strict=True):
+            sentences = [
+                verdict_sentence(n, self.labels, v, m.unit, m.better, iv)
+                for (n, v), iv in zip(m.items, bounds, strict=True)
+            ]
+            out.append((m.title, sentences))
+        return out
+
+    def intervals(self) -> list[list[list[tuple[float, float]] | None]]:
+        """Per metric of `verdict_inputs`, per item, each run's 95 % interval (low, high);
+        None per item with one replication."""
+        inputs = self.verdict_inputs()
+        if self.replications == 1:
+            return [[None] * len(m.items) for m in inputs]
+        lows = self.verdict_inputs("summary_low")
+        highs = self.verdict_inputs("summary_high")
+        out = []
+        for m, lo, hi in zip(inputs, lows, highs, strict=True):
+            per_item = []
+            for (_, _v), (_, lv), (_, hv) in zip(m.items, lo.items, hi.items, strict=True):
+                per_item.append(
+                    [
+                        (math.nan, math.nan) if a is None or b is None else (float(a), float(b))
+                        for a, b in zip(lv, hv, strict=True)
+                    ]
+                )
+            out.append(per_item)
+        return out
 
     def _workload_metrics(self) -> list[str]:
         seen: list[str] = []
@@ -873,6 +1031,21 @@ class Comparison:
         return seen
 
     # ----- the report -----
+
+    def figure_pngs(self) -> dict[str, bytes]:
+        """The report's figures as PNG bytes, each drawn in a worker of the batch layer
+        (where the runs were simulated), not one after another here."""
+        names = [FIG_CPU_TIME, FIG_CPU_SHARE, FIG_LATENCY, FIG_WORKLOAD]
+        pngs = run_all(
+            _draw_figure,
+            [(self, name) for name in names],
+            backend=self.where.name,
+            jobs=self.where.jobs,
+            address=self.where.address,
+            batch_size=1,
+            label="figures",
+        )
+        return {n: png for n, png in zip(names, pngs, strict=True) if png is not None}
 
     def figures(self) -> dict[str, Any]:
         """The report's figures by file stem (matplotlib Figures)."""
@@ -924,12 +1097,33 @@ class Comparison:
                 self._run_series(values),
                 value_labels=len(self.runs) * len(names) <= 12,
             )
+            if self.replications > 1:
+                self._interval_bars(ax, "cpu_pct", len(names))
             ax.set_ylabel(plot.CPU_YLABEL)
             ax.set_xlabel("domain")
-            ax.set_title("CPU share over the measured run")
+            ax.set_title(
+                "CPU share over the measured run"
+                + (" (mean and 95 % interval)" if self.replications > 1 else "")
+            )
             ax.grid(axis="x", visible=False)
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return fig
+
+    def _interval_bars(self, ax: Any, key: str, n_groups: int) -> None:
+        """Each run's 95 % interval of a per-domain number as an error bar on its bar of
+        `plot.grouped_bars` (the same positions)."""
+        import numpy as np
+
+        width = 0.8 / max(len(self.runs), 1)
+        x = np.arange(n_groups)
+        for k, r in enumerate(self.runs):
+            mean = np.array([float(d[key]) for d in r.summary["domains"]])
+            lo = np.array([float(d[key]) for d in r.summary_low["domains"]])
+            hi = np.array([float(d[key]) for d in r.summary_high["domains"]])
+            yerr = np.nan_to_num(np.vstack([mean - lo, hi - mean]), nan=0.0)
+            ax.errorbar(
+                x - 0.4 + width * (k + 0.5), mean, yerr=yerr, fmt="none", ecolor="black", lw=0.8
+            )
 
     def _fig_latency(self):
         from vmsched import plot
@@ -1072,7 +1266,7 @@ class Comparison:
             h.Paragraph(
                 f"{len(self.runs)} runs of {scen} ({s0['title'] or 'untitled'}): "
                 f"{host['pcpus']} PCPUs, {s0['measured_s']:g} s measured after a "
-                f"{s0['warmup_s']:g} s warm-up, seed {s0['seed']}. CPU % follows xentop: "
+                f"{s0['warmup_s']:g} s warm-up, {self._seeds_text()}. CPU % follows xentop: "
                 f"100 = one PCPU.{quick}"
             ),
             h.Code(self.command),
@@ -1121,6 +1315,12 @@ class Comparison:
                 "lowest, for a metric with no better side). Values within "
                 f"{SAME_REL:.0%} of each other count as the same, and so do percentages "
                 f"within {SAME_PCT_POINTS:g} points and latencies within {SAME_LATENCY_US:g} µs."
+                + (
+                    " With several replications, two runs also count as the same unless "
+                    "the 95 % intervals of their means separate."
+                    if self.replications > 1
+                    else ""
+                )
             )
         )
         for metric, sentences in self.verdicts():
@@ -1128,12 +1328,14 @@ class Comparison:
         blocks += [
             h.Heading("CPU share"),
             h.Figure(
-                figs[FIG_CPU_TIME],
+                figs.get(FIG_CPU_TIME),
                 "CPU % per domain over time, one panel per run; each sample is a step over "
                 "the interval it covers.",
                 FIG_CPU_TIME,
             ),
-            h.Figure(figs[FIG_CPU_SHARE], "CPU % per domain over the measured run.", FIG_CPU_SHARE),
+            h.Figure(
+                figs.get(FIG_CPU_SHARE), "CPU % per domain over the measured run.", FIG_CPU_SHARE
+            ),
             h.Table(cpu, caption="CPU % per domain (100 = one PCPU)"),
             h.Heading("Wake-up latency"),
             h.Paragraph(
@@ -1143,17 +1345,17 @@ class Comparison:
                 "none. A domain with several VCPUs is shown per VCPU."
             ),
             h.Figure(
-                figs[FIG_LATENCY],
+                figs.get(FIG_LATENCY),
                 "Wake-up latency p50, p95, p99 and max (µs, symmetric-log scale), per run.",
                 FIG_LATENCY,
             ),
             h.Table(lat, caption="Wake-up latency (µs) and number of wake-ups"),
             h.Heading("Application metrics"),
         ]
-        if FIG_WORKLOAD in figs:
+        if FIG_WORKLOAD in figs or (not figs and len(work)):
             blocks += [
                 h.Figure(
-                    figs[FIG_WORKLOAD],
+                    figs.get(FIG_WORKLOAD),
                     "Each workload's numeric metrics (docs/workloads.md), per domain and run"
                     + (
                         f"; the first {MAX_METRIC_PANELS} panels."
@@ -1170,14 +1372,20 @@ class Comparison:
             h.Heading("Files"),
             h.Paragraph(
                 f"{RESULTS_CSV}: one row per run, domain and metric (wake-up metrics per VCPU), "
-                f"columns {', '.join(RESULT_COLUMNS)}. The figures are also PNG files beside "
-                "this report."
+                f"columns {', '.join(RESULT_COLUMNS + REPLICATION_COLUMNS)}: value is the mean "
+                "over the replications, ci95_low and ci95_high the 95 % interval of that mean "
+                "(empty with one replication). The figures are also PNG files beside this "
+                "report."
             ),
         ]
+        if not figs:
+            # --no-figures: the tables stand alone.
+            blocks = [b for b in blocks if not (isinstance(b, h.Figure) and b.figure is None)]
         return blocks
 
-    def save(self, out: str | Path) -> Path:
-        """Write report.html, its PNGs and results.csv into `out`; returns the folder."""
+    def save(self, out: str | Path, figures: bool = True) -> Path:
+        """Write report.html, its PNGs and results.csv into `out`; returns the folder.
+        `figures=False` leaves the figures out of the report (and writes no PNGs)."""
         from vmsched.htmlreport import write_report
 
         out_dir = prepare_out_dir(out)
@@ -1187,8 +1395,24 @@ class Comparison:
         title = "Scheduler comparison: " + (
             self.runs[0].summary["title"] or Path(self.source or "scenario").name
         )
-        write_report(out_dir / REPORT_HTML, title, self.report_blocks())
+        figs = self.figure_pngs() if figures else {}
+        write_report(out_dir / REPORT_HTML, title, self.report_blocks(figs))
         return out_dir
+
+
+def _draw_figure(item: tuple[Comparison, str]) -> bytes | None:
+    """One figure of a comparison as PNG bytes (None if it has none), in a worker."""
+    from vmsched.htmlreport import png_bytes
+
+    comparison, name = item
+    draw = {
+        FIG_CPU_TIME: comparison._fig_cpu_time,
+        FIG_CPU_SHARE: comparison._fig_cpu_share,
+        FIG_LATENCY: comparison._fig_latency,
+        FIG_WORKLOAD: comparison._fig_workload,
+    }[name]
+    fig = draw()
+    return None if fig is None else png_bytes(fig)
 
 
 def _fmt(v: float) -> str:
@@ -1219,19 +1443,36 @@ def _apart(hi: float, lo: float, unit: str) -> str:
     return _fmt(hi - lo) + ("" if unit in ("", "%") else " ") + unit + " apart"
 
 
-def differs(values: Sequence[float | None], unit: str) -> bool:
+def differs(
+    values: Sequence[float | None],
+    unit: str,
+    intervals: Sequence[tuple[float, float]] | None = None,
+) -> bool:
     """Whether the runs' values (None: no value) differ by more than the verdicts'
-    tolerance (SAME_REL, SAME_PCT_POINTS, SAME_LATENCY_US)."""
-    have = [v for v in values if v is not None]
-    return len(have) > 1 and not _same(max(have), min(have), unit)
+    tolerance (SAME_REL, SAME_PCT_POINTS, SAME_LATENCY_US) and, given each run's 95 %
+    interval, whether the highest and the lowest run's intervals separate."""
+    have = [(v, k) for k, v in enumerate(values) if v is not None]
+    if len(have) < 2:
+        return False
+    (hi, k_hi), (lo, k_lo) = max(have), min(have)
+    if _same(hi, lo, unit):
+        return False
+    return intervals is None or separated(intervals[k_hi], intervals[k_lo])
 
 
 def verdict_sentence(
-    name: str, labels: Sequence[str], values: Sequence[float | None], unit: str, better: int
+    name: str,
+    labels: Sequence[str],
+    values: Sequence[float | None],
+    unit: str,
+    better: int,
+    intervals: Sequence[tuple[float, float]] | None = None,
 ) -> str:
     """One sentence on one metric of one domain across the runs.
 
     `better` is -1 (lower is better), +1 (higher is better) or 0 (no better side).
+    With `intervals` (each run's 95 % interval of its mean over replications), two runs
+    whose intervals overlap count as the same.
     """
     have = [(lab, v) for lab, v in zip(labels, values, strict=True) if v is not None]
     missing = [lab for lab, v in zip(labels, values, strict=True) if v is None]
@@ -1246,13 +1487,23 @@ def verdict_sentence(
         return f"{name}: no value under any run"
     hi_v = max(v for _, v in have)
     lo_v = min(v for _, v in have)
-    if len(have) == 1 or _same(hi_v, lo_v, unit):
+    box = dict(zip(labels, intervals, strict=True)) if intervals is not None else {}
+
+    def tied(a: str, va: float, b: str, vb: float) -> bool:
+        """Same value within tolerance, or (with intervals) intervals that overlap."""
+        if _same(va, vb, unit):
+            return True
+        return bool(box) and not separated(box[a], box[b])
+
+    hi_lab = next(lab for lab, v in have if v == hi_v)
+    lo_lab = next(lab for lab, v in have if v == lo_v)
+    if len(have) == 1 or tied(hi_lab, hi_v, lo_lab, lo_v):
         if len(have) == 1:
             return f"{name}: {show(hi_v)} under {have[0][0]} only{tail}"
         span = show(lo_v) if show(lo_v) == show(hi_v) else f"{show(lo_v)} to {show(hi_v)}"
         return f"{name}: the same under every run ({span}){tail}"
-    his = [lab for lab, v in have if _same(v, hi_v, unit)]
-    los = [lab for lab, v in have if _same(v, lo_v, unit)]
+    his = [lab for lab, v in have if tied(lab, v, hi_lab, hi_v)]
+    los = [lab for lab, v in have if tied(lab, v, lo_lab, lo_v)]
     apart = _apart(hi_v, lo_v, unit)
     if better == 0:
         return (
@@ -1307,6 +1558,15 @@ def add_parser(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ())
         action="store_true",
         help=f"compress each run to {QUICK_DURATION_S:g} simulated seconds",
     )
+    p.add_argument(
+        "--replications",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"seeds per run (default {REPLICATIONS}; {QUICK_REPLICATIONS} with --quick); "
+        "verdicts count a difference only when the 95 %% intervals separate",
+    )
+    add_backend_options(p)
     p.set_defaults(func=main)
     return p
 
@@ -1319,10 +1579,13 @@ def main(args: argparse.Namespace) -> int:
         variants=args.variant,
         quick=args.quick,
         jobs=args.jobs,
+        backend=args.backend,
+        address=args.address,
+        replications=args.replications,
     )
     prepare_out_dir(args.out)
     c = prepared.execute(progress=True)
-    out = c.save(args.out)
+    out = c.save(args.out, figures=not args.no_figures)
     _print_summary(c)
     print(f"report: {out / REPORT_HTML} (and {RESULTS_CSV}, PNGs) in {out}/")
     return 0
@@ -1345,12 +1608,14 @@ def _print_summary(c: Comparison) -> None:
         if dropped:
             console.print(f"{r.label}: {dropped} scenario parameter(s) dropped (see the report)")
     same = 0
-    for m in c.verdict_inputs():
-        differing = [(n, v) for n, v in m.items if differs(v, m.unit)]
+    for m, bounds in zip(c.verdict_inputs(), c.intervals(), strict=True):
+        differing = [
+            (n, v, iv) for (n, v), iv in zip(m.items, bounds, strict=True) if differs(v, m.unit, iv)
+        ]
         same += len(m.items) - len(differing)
         if differing:
             console.print(m.title, style="bold")
-        for n, v in differing:
-            console.print("  " + verdict_sentence(n, c.labels, v, m.unit, m.better))
+        for n, v, iv in differing:
+            console.print("  " + verdict_sentence(n, c.labels, v, m.unit, m.better, iv))
     if same:
         console.print(f"{same} more metric(s) the same under every run (see the report)")

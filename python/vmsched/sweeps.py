@@ -539,10 +539,20 @@ def metric_rows(summary: dict[str, Any]) -> list[tuple[str | None, int | None, s
 
 def simulate_metrics(item: tuple[dict[str, Any], tuple[str, ...]]) -> list[tuple]:
     """Simulate one scenario tree; its metric rows (only `keep`'s metrics if any)."""
-    from vmsched.api import run
+    from vmsched import _core
+    from vmsched.errors import from_core
 
     tree, keep = item
-    rows = metric_rows(run(tree, progress=False).summary)
+    # The engine directly, as vmsched.run drives it but without its time series (a
+    # sweep keeps the summary's numbers): the same events, the same results.
+    try:
+        sim = _core.Sim(json.dumps(tree))
+        end_ns = int(round(float(tree.get("run", {}).get("duration_s", 60.0)) * 1e9))
+        sim.run_until(end_ns)
+        summary = json.loads(sim.summary(0.0))
+    except Exception as exc:  # noqa: BLE001 - translated
+        raise from_core(exc, None) from None
+    rows = metric_rows(summary)
     if keep:
         rows = [r for r in rows if r[2] in keep]
     return rows
@@ -598,37 +608,68 @@ def _axis_dtypes(spec: Spec) -> dict[str, str]:
     return out
 
 
+def _schema(spec: Spec):
+    """The Arrow schema of results.parquet (and of every part)."""
+    import pyarrow as pa
+
+    arrow = {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
+    arrow["string"] = pa.string()
+    fields = [("run", pa.int64()), ("point", pa.int64())]
+    fields += [(name, arrow[t]) for name, t in _axis_dtypes(spec).items()]
+    fields += [("seed", pa.int64()), ("scenario_hash", pa.string()), ("domain", pa.string())]
+    fields += [("vcpu", pa.int64()), ("metric", pa.string()), ("value", pa.float64())]
+    fields += [("unit", pa.string()), ("error", pa.string())]
+    return pa.schema(fields)
+
+
 def _frame(spec: Spec, runs: list[PlannedRun], batch: list[tuple[int, Any]]):
-    """The tidy rows of one finished batch."""
-    import pandas as pd
+    """The tidy rows of one finished batch, as an Arrow table (column by column: the
+    main process does this for every batch, so it must stay cheap)."""
+    import pyarrow as pa
 
     from vmsched.batch import Failure
 
-    cols: dict[str, list[Any]] = {c: [] for c in RESULT_COLUMNS[:2]}
-    cols |= {a.name: [] for a in spec.axes}
-    cols |= {c: [] for c in RESULT_COLUMNS[2:] + RESULT_TAIL}
+    schema = _schema(spec)
+    cols: dict[str, list[Any]] = {name: [] for name in schema.names}
     for index, result in batch:
         r = runs[index]
-        rows = [(None, None, None, math.nan, None)] if isinstance(result, Failure) else result
-        error = str(result) if isinstance(result, Failure) else None
-        for dom, vcpu, metric, value, unit in rows:
-            cols["run"].append(r.run)
-            cols["point"].append(r.point)
-            for a in spec.axes:
-                cols[a.name].append(r.values[a.name])
-            cols["seed"].append(r.seed)
-            cols["scenario_hash"].append(r.scenario_hash)
-            cols["domain"].append(dom)
-            cols["vcpu"].append(vcpu)
-            cols["metric"].append(metric)
-            cols["value"].append(value)
-            cols["unit"].append(unit)
-            cols["error"].append(error)
-    df = pd.DataFrame(cols)
+        failed = isinstance(result, Failure)
+        rows = [(None, None, None, math.nan, None)] if failed else result
+        k = len(rows)
+        dom, vcpu, metric, value, unit = zip(*rows, strict=True)
+        cols["run"] += [r.run] * k
+        cols["point"] += [r.point] * k
+        for a in spec.axes:
+            cols[a.name] += [r.values[a.name]] * k
+        cols["seed"] += [r.seed] * k
+        cols["scenario_hash"] += [r.scenario_hash] * k
+        cols["domain"] += dom
+        cols["vcpu"] += vcpu
+        cols["metric"] += metric
+        cols["value"] += value
+        cols["unit"] += unit
+        cols["error"] += [str(result) if failed else None] * k
+    return pa.table(cols, schema=schema)
+
+
+def _pandas(spec: Spec, table):
+    """An Arrow table of results as a DataFrame with the results' pandas types."""
     types = {"run": "int64", "point": "int64", "seed": "int64", "vcpu": "Int64"}
     types |= {"value": "float64", "scenario_hash": "string", "domain": "string"}
     types |= {"metric": "string", "unit": "string", "error": "string"}
-    return df.astype(types | _axis_dtypes(spec))
+    return table.to_pandas().astype(types | _axis_dtypes(spec))
+
+
+def _write_part(table, path: Path) -> None:
+    """Write an Arrow table as Parquet, whole or not at all."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from vmsched.api import write_atomic
+
+    buf = pa.BufferOutputStream()
+    pq.write_table(table, buf)
+    write_atomic(path, buf.getvalue().to_pybytes())
 
 
 def _done_runs(out: Path) -> set[int]:
@@ -738,7 +779,6 @@ def sweep(
     the runs done. `figures=False` skips report.html. `on_start(runs in all, runs to do)`
     is called once the plan is checked, before the first run.
     """
-    from vmsched.api import write_parquet_atomic
     from vmsched.batch import Failure, check_backend, run_batches
     from vmsched.progress import RunsProgress
 
@@ -768,9 +808,7 @@ def sweep(
                 skip=done,
             ):
                 first = min(i for i, _ in batch)
-                write_parquet_atomic(
-                    _frame(spec, runs, batch), out / PARTS / f"part-{first:06d}.parquet"
-                )
+                _write_part(_frame(spec, runs, batch), out / PARTS / f"part-{first:06d}.parquet")
                 n_done += len(batch)
                 ran += len(batch)
                 failed += sum(1 for _, r in batch if isinstance(r, Failure))
@@ -794,15 +832,17 @@ def _failed_count(out: Path) -> int:
 
 def _finish(out: Path, spec: Spec) -> None:
     """Gather the parts into results.parquet (sorted), write the summaries, drop the parts."""
-    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     from vmsched.api import write_atomic, write_parquet_atomic
 
     files = sorted((out / PARTS).glob("part-*.parquet"))
-    frames = [pd.read_parquet(f) for f in files]
     if (out / RESULTS).exists():
-        frames.append(pd.read_parquet(out / RESULTS))
-    df = pd.concat(frames, ignore_index=True) if frames else _frame(spec, [], [])
+        files.append(out / RESULTS)
+    schema = _schema(spec)
+    tables = [pq.read_table(f, schema=schema) for f in files] or [_frame(spec, [], [])]
+    df = _pandas(spec, pa.concat_tables(tables))
     df = df.drop_duplicates(subset=["run", "domain", "vcpu", "metric"], keep="first")
     df = df.sort_values(["run", "domain", "vcpu", "metric"], na_position="first", kind="stable")
     df = df.reset_index(drop=True)
@@ -817,31 +857,31 @@ def summarise(df, axes: Sequence[str]):
     """Per point x domain x vcpu x metric: n (replications with a value), mean, std and
     the 95 % interval of the mean (vmsched.intervals)."""
     import numpy as np
-    import pandas as pd
 
-    from vmsched.intervals import mean_ci95
+    from vmsched.intervals import t975
 
     ok = df[df["metric"].notna()]
     keys = ["point", *axes, "domain", "vcpu", "metric", "unit"]
-    rows = []
-    for key, g in ok.groupby(keys, dropna=False, sort=True):
-        vals = g["value"].to_numpy(dtype="float64")
-        mean, lo, hi, n = mean_ci95(vals)
-        finite = vals[np.isfinite(vals)]
-        std = float(np.std(finite, ddof=1)) if finite.size > 1 else math.nan
-        rows.append((*key, n, mean, std, lo, hi))
-    cols = keys + ["n", "mean", "std", "ci95_low", "ci95_high"]
-    out = pd.DataFrame(rows, columns=cols)
+    g = ok.groupby(keys, dropna=False, sort=True)["value"]
+    out = g.agg(n="count", mean="mean", std="std").reset_index()
+    n = out["n"].to_numpy()
+    t = np.array([t975(int(k) - 1) if k > 1 else math.nan for k in n])
+    half = t * out["std"].to_numpy() / np.sqrt(np.maximum(n, 1))
+    out["ci95_low"] = out["mean"] - half
+    out["ci95_high"] = out["mean"] + half
     return out.astype({"vcpu": "Int64", "n": "int64"})
 
 
 # ----- the report ------------------------------------------------------------------------
 
 
-def _numeric_axes(meta: dict[str, Any], summ) -> list[str]:
+def _numeric_axes(meta: dict[str, Any], summ, grid_only: bool = False) -> list[str]:
+    """The axes with numbers and more than one value (`grid_only`: not sampled ones)."""
     out = []
     for a in meta["axes"]:
         col = summ[a["name"]]
+        if grid_only and a["values"] is None:
+            continue
         if col.dtype.kind in "iuf" and col.nunique() > 1:
             out.append(a["name"])
     return out
@@ -886,7 +926,7 @@ def _draw(item: tuple[Any, dict[str, Any], str | None, str, str]) -> bytes:
     fig = plot.new_figure(plot.FIGSIZE[0] + 1.6, plot.FIGSIZE[1] + 0.6)
     with plot.style():
         if kind == "heat":
-            x, y = numeric[0], numeric[1]
+            x, y = _numeric_axes(meta, summ, grid_only=True)[:2]
             others = [a for a in axes if a not in (x, y)]
             groups = list(sel.groupby(others, sort=True)) if others else [((), sel)]
             groups = groups[:4]
@@ -966,7 +1006,7 @@ def report(
     summ = pd.read_parquet(out / SUMMARY)
     res = pd.read_parquet(out / RESULTS, columns=["run", "error"])
     chosen = _choose_metrics(meta, summ)
-    numeric = _numeric_axes(meta, summ)
+    numeric = _numeric_axes(meta, summ, grid_only=True)
     items = [(summ, meta, d, m, "line") for d, m in chosen]
     if len(numeric) >= 2:
         items += [(summ, meta, d, m, "heat") for d, m in chosen[:4]]
@@ -1059,11 +1099,8 @@ def main(args: Any) -> int:
             file=sys.stderr,
         )
         return 130
-    per = r.wall_s / r.ran if r.ran else 0.0
-    print(
-        f"{r.n_runs:,} runs ({r.ran:,} run now, {r.n_failed} failed) in {r.wall_s:.1f} s "
-        f"({per * 1000:.1f} ms per run)"
-    )
+    rate = f", {r.ran / r.wall_s:,.0f} runs/s" if r.ran and r.wall_s > 0 else ""
+    print(f"{r.n_runs:,} runs ({r.ran:,} run now, {r.n_failed} failed) in {r.wall_s:.1f} s{rate}")
     files = [RESULTS, SUMMARY, SUMMARY_CSV] + ([] if args.no_figures else [REPORT_HTML])
     print(f"results in {args.out}/ ({', '.join(files)})")
     return 0

@@ -30,17 +30,15 @@ report.md, report.html and the figures (see `vmsched.reproduce.report`).
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from vmsched.api import run as simulate
+from vmsched.batch import check_jobs, run_all
 from vmsched.errors import InternalError, ScenarioError, VmschedError
-from vmsched.progress import RunsProgress
 from vmsched.reproduce.checks import recording
 from vmsched.reproduce.stats import Estimate, mean
 from vmsched.scenario import Scenario
@@ -413,46 +411,35 @@ class Reproduction:
         return save(self, out)
 
 
-def _simulate(job: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any]]:
-    """Run one scenario (in a worker process or in-process); its summary."""
-    index, data = job
-    return index, simulate(data, progress=False).summary
+def _simulate(data: dict[str, Any]) -> dict[str, Any]:
+    """Run one scenario (in a worker of the batch layer, or in-process); its summary."""
+    return simulate(data, progress=False).summary
 
 
 def _run_all(
-    scenarios: list[dict[str, Any]], jobs: int, label: str, progress
+    scenarios: list[dict[str, Any]],
+    jobs: int,
+    label: str,
+    progress,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Simulate every scenario; summaries in the order given, whatever order they finish in."""
-    out: list[dict[str, Any] | None] = [None] * len(scenarios)
-    bar = RunsProgress(len(scenarios), label, progress)
-    try:
-        if jobs <= 1 or len(scenarios) <= 1:
-            for i, data in enumerate(scenarios):
-                out[i] = _simulate((i, data))[1]
-                bar.update(i + 1)
-        else:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(scenarios))) as pool:
-                pending = {pool.submit(_simulate, (i, d)) for i, d in enumerate(scenarios)}
-                done_count = 0
-                while pending:
-                    done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        i, summary = fut.result()
-                        out[i] = summary
-                        done_count += 1
-                    bar.update(done_count)
-    finally:
-        bar.close()
-    return [s for s in out if s is not None]
+    """Simulate every scenario through the batch layer (vmsched.batch: local processes or
+    Ray); summaries in the order given, whatever order they finish in."""
+    return run_all(
+        _simulate,
+        scenarios,
+        backend=backend,
+        jobs=jobs,
+        address=address,
+        progress=progress,
+        label=label,
+    )
 
 
 def default_jobs(jobs: int | None) -> int:
     """`jobs`, checked, or the number of CPUs."""
-    if jobs is None:
-        return os.cpu_count() or 1
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ScenarioError(f"{jobs!r} is not allowed; expected an integer >= 1", path="--jobs")
-    return jobs
+    return check_jobs(jobs)
 
 
 def _validated(exp: Experiment, runs: list[Run]) -> list[dict[str, Any]]:
