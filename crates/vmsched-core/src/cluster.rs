@@ -199,8 +199,7 @@ impl ClusterScenario {
 
     /// Parse and validate a cluster scenario in TOML.
     pub fn from_toml_str(text: &str) -> Result<ClusterScenario, ScenarioError> {
-        let v: Json = toml::from_str(text).map_err(|e| err("", format!("not valid TOML: {e}")))?;
-        ClusterScenario::from_json(&v)
+        ClusterScenario::from_json(&crate::scenario::json_from_toml(text)?)
     }
 }
 
