@@ -1113,7 +1113,9 @@ fn toml_to_json(v: &toml::Value, path: &str, depth: usize) -> Result<Json, Scena
         T::Datetime(d) => {
             return Err(err(
                 path,
-                format!("{d} is a TOML date or time; expected a string, number, boolean, list or table"),
+                format!(
+                    "{d} is a TOML date or time; expected a string, number, boolean, list or table"
+                ),
             ))
         }
         T::Array(a) => Json::Array(

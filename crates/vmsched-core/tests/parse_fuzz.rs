@@ -24,7 +24,10 @@ fn corpus() -> Vec<String> {
             out.push(std::fs::read_to_string(f).unwrap());
         }
     }
-    assert!(out.len() > 5, "the corpus is the repository's scenarios and profiles");
+    assert!(
+        out.len() > 5,
+        "the corpus is the repository's scenarios and profiles"
+    );
     out
 }
 
@@ -101,7 +104,10 @@ fn apply(text: &str, m: &Mutation) -> Vec<u8> {
 fn one_line(e: &ScenarioError) {
     let text = e.to_string();
     assert!(!e.message.is_empty(), "an empty message at {}", e.path);
-    assert!(!text.contains(['\n', '\r']), "a message of several lines: {text:?}");
+    assert!(
+        !text.contains(['\n', '\r']),
+        "a message of several lines: {text:?}"
+    );
 }
 
 fn check(input: &[u8]) {
