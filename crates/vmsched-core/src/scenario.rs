@@ -372,7 +372,13 @@ fn parse_host(v: Option<&Json>) -> Result<HostSpec, ScenarioError> {
         ));
     };
     let t = as_table(v, "host")?;
-    check_keys(t, "host", &["pcpus", "topology", "profile", "nic", "disk"])?;
+    check_keys(
+        t,
+        "host",
+        &["pcpus", "topology", "profile", "nic", "disk", "memory_mb"],
+    )?;
+    // Not simulated: the total xentop's MEM(%) is relative to (`vmsched top`).
+    get_int(t, "host", "memory_mb", 1, MAX_MEMORY_MB, "MB")?;
     let max = MAX_PCPUS as i64;
     let topology = match (t.get("pcpus"), t.get("topology")) {
         (Some(_), Some(_)) => {
@@ -561,7 +567,12 @@ const DOMAIN_KEYS: &[&str] = &[
     "soft_affinity",
     "sched",
     "workload",
+    "memory_mb",
 ];
+
+/// Most memory a domain or host may be given (`memory_mb`, 1 PiB): far
+/// beyond any host, small enough that the kilobytes xentop shows fit in u64.
+const MAX_MEMORY_MB: i64 = 1 << 30;
 
 fn parse_domain(
     v: &Json,
@@ -586,6 +597,9 @@ fn parse_domain(
         ));
     }
     let vcpus = get_int(t, &path, "vcpus", 1, MAX_PCPUS as i64, "")?.unwrap_or(1) as u32;
+    // The domain's memory is not simulated; it is what `vmsched top` shows
+    // in xentop's MEM(k) and MAXMEM(k) columns.
+    get_int(t, &path, "memory_mb", 0, MAX_MEMORY_MB, "MB")?;
     let driver = get_bool(t, &path, "driver")?.unwrap_or(name == "dom0" || name == "Domain-0");
     let affinity = t
         .get("affinity")
