@@ -20,7 +20,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -503,9 +503,20 @@ def _add_sweep(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentP
     p.set_defaults(func=run_sweep)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a mistake in the command line reported in one line
+    (`vmsched run: error: ...; see vmsched run --help`), status 2, as every
+    other bad input is; subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_BAD_INPUT, f"{self.prog}: error: {one_line(message)}; see {self.prog} --help\n"
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `vmsched` argument parser, with every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="vmsched",
         description="A laboratory for CPU scheduling of virtual machines.",
         epilog="exit status: 0 success, 1 internal error (a bug), 2 bad input, 3 results "

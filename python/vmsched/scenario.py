@@ -200,6 +200,9 @@ class Scenario:
         profile: str | dict[str, Any] | None = None,
         source: str | None = None,
     ) -> None:
+        if data:
+            # Too deep a tree is refused before copying it (which recurses).
+            check_tree(data, source)
         self.data: dict[str, Any] = copy.deepcopy(data) if data else {}
         self.source = source
         _put(self.data, "host", "pcpus", pcpus)

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The keys of a `[[host]]` table that go to the host's own `[host]`.
-const HOST_KEYS: &[&str] = &["pcpus", "topology", "profile", "nic", "disk"];
+const HOST_KEYS: &[&str] = &["pcpus", "topology", "profile", "nic", "disk", "memory_mb"];
 
 /// A validated cluster scenario.
 #[derive(Clone, Debug)]
@@ -72,7 +72,10 @@ impl ClusterScenario {
     /// Validate a cluster scenario tree.
     pub fn from_json(v: &Json) -> Result<ClusterScenario, ScenarioError> {
         let Some(t) = v.as_object() else {
-            return Err(err("", "expected a table"));
+            return Err(err(
+                "",
+                "is not a table; expected a cluster scenario's tables",
+            ));
         };
         for k in t.keys() {
             if !["title", "description", "run", "host"].contains(&k.as_str()) {
@@ -97,7 +100,12 @@ impl ClusterScenario {
                 ))
             }
         };
-        let hosts = t["host"].as_array().expect("is_cluster checked");
+        let Some(hosts) = t.get("host").and_then(Json::as_array) else {
+            return Err(err(
+                "host",
+                "is not a list of hosts; expected [[host]] tables (a cluster scenario)",
+            ));
+        };
         if hosts.is_empty() {
             return Err(err("host", "is empty; expected at least one [[host]]"));
         }
@@ -199,8 +207,7 @@ impl ClusterScenario {
 
     /// Parse and validate a cluster scenario in TOML.
     pub fn from_toml_str(text: &str) -> Result<ClusterScenario, ScenarioError> {
-        let v: Json = toml::from_str(text).map_err(|e| err("", format!("not valid TOML: {e}")))?;
-        ClusterScenario::from_json(&v)
+        ClusterScenario::from_json(&crate::scenario::json_from_toml(text)?)
     }
 }
 

@@ -308,7 +308,8 @@ fn json_type_name(v: &Json) -> &'static str {
 /// Show a JSON value the way a user wrote it.
 pub fn show(v: &Json) -> String {
     match v {
-        Json::String(s) => format!("\"{s}\""),
+        // Control characters escaped, so that an error stays one line.
+        Json::String(s) => format!("\"{}\"", s.escape_debug()),
         other => other.to_string(),
     }
 }

@@ -192,7 +192,8 @@ fn check_keys(t: &Map<String, Json>, path: &str, known: &[&str]) -> Result<(), S
             return Err(err(
                 join_path(path, k),
                 format!(
-                    "unknown key '{k}'; expected one of {}{}",
+                    "unknown key '{}'; expected one of {}{}",
+                    k.escape_debug(),
                     known.join(", "),
                     suggestion(k, known.iter().copied())
                 ),
@@ -371,7 +372,13 @@ fn parse_host(v: Option<&Json>) -> Result<HostSpec, ScenarioError> {
         ));
     };
     let t = as_table(v, "host")?;
-    check_keys(t, "host", &["pcpus", "topology", "profile", "nic", "disk"])?;
+    check_keys(
+        t,
+        "host",
+        &["pcpus", "topology", "profile", "nic", "disk", "memory_mb"],
+    )?;
+    // Not simulated: the total xentop's MEM(%) is relative to (`vmsched top`).
+    get_int(t, "host", "memory_mb", 1, MAX_MEMORY_MB, "MB")?;
     let max = MAX_PCPUS as i64;
     let topology = match (t.get("pcpus"), t.get("topology")) {
         (Some(_), Some(_)) => {
@@ -560,7 +567,12 @@ const DOMAIN_KEYS: &[&str] = &[
     "soft_affinity",
     "sched",
     "workload",
+    "memory_mb",
 ];
+
+/// Most memory a domain or host may be given (`memory_mb`, 1 PiB): far
+/// beyond any host, small enough that the kilobytes xentop shows fit in u64.
+const MAX_MEMORY_MB: i64 = 1 << 30;
 
 fn parse_domain(
     v: &Json,
@@ -585,6 +597,9 @@ fn parse_domain(
         ));
     }
     let vcpus = get_int(t, &path, "vcpus", 1, MAX_PCPUS as i64, "")?.unwrap_or(1) as u32;
+    // The domain's memory is not simulated; it is what `vmsched top` shows
+    // in xentop's MEM(k) and MAXMEM(k) columns.
+    get_int(t, &path, "memory_mb", 0, MAX_MEMORY_MB, "MB")?;
     let driver = get_bool(t, &path, "driver")?.unwrap_or(name == "dom0" || name == "Domain-0");
     let affinity = t
         .get("affinity")
@@ -1062,10 +1077,73 @@ impl Scenario {
     /// Parse and validate TOML text (Rust users and benchmarks; the Python
     /// front end parses TOML itself to report syntax errors with their line).
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
-        let v: Json =
-            toml::from_str(text).map_err(|e| err("", format!("TOML syntax error: {e}")))?;
-        Scenario::from_json(&v)
+        Scenario::from_json(&json_from_toml(text)?)
     }
+}
+
+/// The deepest nesting of tables and lists a scenario may have (a real one
+/// is five levels deep; the Python front end applies the same limit).
+pub const MAX_DEPTH: usize = 64;
+
+/// Scenario or profile TOML text as the JSON tree validation reads, refusing
+/// at their path what JSON cannot carry: NaN and infinities, TOML dates and
+/// times, nesting deeper than [`MAX_DEPTH`]. A syntax error is one line.
+pub fn json_from_toml(text: &str) -> Result<Json, ScenarioError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        let msg = e.message().replace(['\n', '\r'], " ");
+        let at = e
+            .span()
+            .map(|r| {
+                let line = text[..r.start.min(text.len())].matches('\n').count() + 1;
+                format!(" (at line {line})")
+            })
+            .unwrap_or_default();
+        err("", format!("TOML syntax error: {msg}{at}"))
+    })?;
+    toml_to_json(&toml::Value::Table(table), "", 0)
+}
+
+fn toml_to_json(v: &toml::Value, path: &str, depth: usize) -> Result<Json, ScenarioError> {
+    use toml::Value as T;
+    if depth > MAX_DEPTH {
+        return Err(err(
+            path,
+            format!("is nested more than {MAX_DEPTH} tables or lists deep; expected at most {MAX_DEPTH} levels"),
+        ));
+    }
+    Ok(match v {
+        T::String(s) => Json::String(s.clone()),
+        T::Integer(i) => Json::from(*i),
+        T::Float(f) => match serde_json::Number::from_f64(*f) {
+            Some(n) => Json::Number(n),
+            None => {
+                return Err(err(
+                    path,
+                    format!("{f} is not a finite number; expected a finite number"),
+                ))
+            }
+        },
+        T::Boolean(b) => Json::Bool(*b),
+        T::Datetime(d) => {
+            return Err(err(
+                path,
+                format!(
+                    "{d} is a TOML date or time; expected a string, number, boolean, list or table"
+                ),
+            ))
+        }
+        T::Array(a) => Json::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| toml_to_json(x, &format!("{path}[{i}]"), depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        T::Table(t) => Json::Object(
+            t.iter()
+                .map(|(k, x)| Ok((k.clone(), toml_to_json(x, &join_path(path, k), depth + 1)?)))
+                .collect::<Result<_, ScenarioError>>()?,
+        ),
+    })
 }
 
 /// Check that every peer the domains' workloads name exists: on this host

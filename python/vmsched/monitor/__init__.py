@@ -6,7 +6,9 @@ per wall second, `max` = as fast as it goes) and is sampled every
 columns and, per VCPU, the Mcredit2 monitor's utilisation bar with its
 average and the VCPU's runnable ("CPU ready") time. Keys change the speed,
 pause, sort, and change domains as `xl sched-*` would. `--batch` prints the
-frames as plain text instead, as `xentop -b` does. See docs/top.md.
+frames as plain text instead, as `xentop -b` does. `--xentop FILE|-` shows a
+real Xen host from `xentop -b` output instead of a simulation
+(vmsched.monitor.xentop). See docs/top.md.
 
     m = Monitor.start(vmsched.load("scenarios/credit-weights.toml"), interval_s=1)
     m.advance(10 * 10**9)            # simulate 10 s, sampling every second
@@ -24,6 +26,7 @@ import time
 from vmsched.errors import ScenarioError
 from vmsched.monitor.model import Frame, Monitor, parse_changes
 from vmsched.monitor.text import frame_text
+from vmsched.monitor.xentop import XentopFeed
 from vmsched.scenario import read
 
 __all__ = ["Frame", "Monitor", "add_arguments", "main", "parse_changes", "parse_speed"]
@@ -50,7 +53,13 @@ def parse_speed(text: str) -> float:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`vmsched top`'s arguments."""
-    p.add_argument("scenario", metavar="SCENARIO", help="scenario TOML file")
+    p.add_argument("scenario", metavar="SCENARIO", nargs="?", help="scenario TOML file")
+    p.add_argument(
+        "--xentop",
+        metavar="FILE|-",
+        help="show a real Xen host instead: `xentop -b -d SECONDS` output, recorded or "
+        "through a pipe (-); give --interval SECONDS (default 3, xentop's)",
+    )
     p.add_argument(
         "--speed",
         default="1",
@@ -110,7 +119,8 @@ def run_batch(
     while not monitor.finished and (iterations is None or printed < iterations):
         if printed:
             time.sleep(max(0.0, start + printed * delay_s - time.monotonic()))
-        monitor.advance(monitor.next_sample_ns)
+        if not monitor.advance(monitor.next_sample_ns):
+            continue  # a real host's feed ended without a new frame
         sys.stdout.write(frame_text(monitor.frame, speed, monitor.interval_s))
         sys.stdout.write("\n")
         sys.stdout.flush()
@@ -122,7 +132,20 @@ def main(args: argparse.Namespace) -> int:
     screen starts; bad input raises ScenarioError (status 2)."""
     speed = parse_speed(args.speed)
     _check_batch_options(args)
-    monitor = Monitor.start(read(args.scenario), args.interval)
+    if (args.scenario is None) == (args.xentop is None):
+        raise ScenarioError(
+            "needs one source; expected a SCENARIO file or --xentop FILE|- (not both)",
+            path="vmsched top",
+        )
+    if args.xentop is not None:
+        if args.interval is not None and not (0 < args.interval < math.inf):
+            raise ScenarioError(
+                f"{args.interval:g} is not a delay; expected the seconds xentop's -d was given",
+                path="--interval",
+            )
+        monitor = XentopFeed.open(args.xentop, args.interval, blocking=args.batch)
+    else:
+        monitor = Monitor.start(read(args.scenario), args.interval)
     if args.batch:
         run_batch(monitor, speed, args.iterations, args.delay)
         return 0

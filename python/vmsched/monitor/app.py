@@ -25,9 +25,9 @@ from vmsched.errors import InternalError, ScenarioError, unknown_name
 from vmsched.monitor.model import Monitor, parse_changes, sort_keys
 from vmsched.monitor.text import (
     VCPU_COLUMNS,
-    domain_cells,
-    domain_columns,
     header_lines,
+    screen_cells,
+    screen_columns,
     speed_label,
     vcpu_cells,
 )
@@ -174,11 +174,11 @@ class TopApp(App[int]):
 
         domains = frame.sorted_domains(self.sort_key())
         table = Table(show_edge=False, box=None, header_style="bold reverse", pad_edge=False)
-        for i, col in enumerate(domain_columns(frame)):
-            last = i == len(domain_columns(frame)) - 1
+        for i, col in enumerate(screen_columns(frame)):
+            last = i == len(screen_columns(frame)) - 1
             table.add_column(col, justify="left" if i < 2 or last else "right", no_wrap=True)
         for d in domains:
-            table.add_row(*domain_cells(frame, d))
+            table.add_row(*screen_cells(frame, d))
         self.query_one("#domains", Static).update(table)
 
         vcpus = Table(show_edge=False, box=None, header_style="bold reverse", pad_edge=False)

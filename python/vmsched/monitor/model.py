@@ -94,6 +94,25 @@ class DomainRow:
     sched: dict[str, Any]
     #: The summary's `xentop` I/O counters (keys of IO_COLUMNS), if the core has them.
     io: dict[str, Any]
+    #: Its memory (the scenario's `memory_mb`, not simulated), kB; 0 if not given.
+    mem_kb: int = 0
+    #: mem_kb ÷ the host's memory × 100.
+    mem_pct: float = 0.0
+    #: Its memory limit (MAXMEM, kB) and its share of the host's, None for
+    #: "no limit"; a simulated domain's is its memory (no ballooning).
+    maxmem_kb: int | None = 0
+    maxmem_pct: float | None = 0.0
+
+    @property
+    def nets(self) -> int:
+        """xentop's NETS: the domain's vifs, here 1 once network traffic
+        has passed through its back end, else 0."""
+        return int(bool(self.io.get("nettx_kb") or self.io.get("netrx_kb")))
+
+    @property
+    def vbds(self) -> int:
+        """xentop's VBDS: 1 once the domain has read or written its disk, else 0."""
+        return int(bool(self.io.get("vbd_rd") or self.io.get("vbd_wr")))
 
     @property
     def running(self) -> bool:
@@ -121,6 +140,8 @@ class Frame:
     domains: list[DomainRow]
     #: Which IO_COLUMNS any domain has (in IO_COLUMNS order).
     io_columns: list[tuple[str, str]]
+    #: For a real host, where its frames come from (`xentop -b` output); "" for a simulation.
+    source: str = ""
 
     @property
     def time_s(self) -> float:
@@ -216,6 +237,7 @@ class Monitor:
         self.nvcpus = [len(d["vcpus"]) for d in summary["domains"]]
         self._sched = [d["sched"] for d in summary["domains"]]
         self._io = [d.get("xentop") for d in summary["domains"]]
+        self.mem_kb, self.host_mem_kb = _memory_kb(sc.data)
         # What the toolstack has done to each domain (xentop's "p" flag and
         # which VCPUs are online): from the scenario's actions as their time
         # comes, and from `adjust`.
@@ -327,6 +349,10 @@ class Monitor:
                 vcpus=rows[d],
                 sched=dict(self._sched[d]),
                 io=dict(self._io[d] or {}),
+                mem_kb=self.mem_kb[d],
+                mem_pct=_pct(self.mem_kb[d], self.host_mem_kb),
+                maxmem_kb=self.mem_kb[d],
+                maxmem_pct=_pct(self.mem_kb[d], self.host_mem_kb),
             )
             for d, name in enumerate(self.names)
         ]
@@ -409,6 +435,14 @@ class Monitor:
         for dom, _index, run_ns, *_ in self.sim.vcpu_states():
             out[self.names[dom]] += run_ns
         return out
+
+
+def _memory_kb(data: dict[str, Any]) -> tuple[list[int], int]:
+    """Each domain's `memory_mb` and the host's (default: the domains' sum)
+    in kB, as xentop's MEM(k) shows them."""
+    doms = [d.get("memory_mb", 0) * 1024 for d in data.get("domain", [])]
+    host = data.get("host", {}).get("memory_mb")
+    return doms, host * 1024 if host is not None else sum(doms)
 
 
 def _pct(part_ns: int, whole_ns: int) -> float:

@@ -5,12 +5,33 @@ from __future__ import annotations
 
 import math
 
-from vmsched.monitor.model import DomainRow, Frame, VcpuRow
+from vmsched.monitor.model import IO_COLUMNS, DomainRow, Frame, VcpuRow
 
 #: Characters in a VCPU's utilisation bar.
 BAR_WIDTH = 20
 
-DOMAIN_COLUMNS = ("NAME", "STATE", "CPU(sec)", "CPU(%)", "VCPUS")
+#: xentop's columns, in its order (tools/xentop/xentop.c, `fields[]`).
+DOMAIN_COLUMNS = (
+    "NAME",
+    "STATE",
+    "CPU(sec)",
+    "CPU(%)",
+    "MEM(k)",
+    "MEM(%)",
+    "MAXMEM(k)",
+    "MAXMEM(%)",
+    "VCPUS",
+    "NETS",
+    "NETTX(k)",
+    "NETRX(k)",
+    "VBDS",
+    "VBD_OO",
+    "VBD_RD",
+    "VBD_WR",
+    "VBD_RSECT",
+    "VBD_WSECT",
+    "SSID",
+)
 VCPU_COLUMNS = ("VCPU", "STATE", "UTIL(%)", "AVG(%)", "READY(%)", "UTILISATION")
 
 
@@ -24,6 +45,16 @@ def header_lines(frame: Frame, speed: float, interval_s: float) -> list[str]:
     end = f"{frame.end_ns / 1e9:g} s"
     where = "finished" if frame.finished else f"speed {speed_label(speed)}"
     n = len(frame.domains)
+    if frame.source:
+        return [
+            f"vmsched top - {frame.time_s:.3f} s of {frame.source}, a real host, "
+            f"speed {speed_label(speed)}",
+            f"{n} domain{'s' if n != 1 else ''}: {frame.count('r')} running, "
+            f"{frame.count('b')} blocked, {frame.count('p')} paused, "
+            f"{frame.count('c')} crashed, {frame.count('d')} dying, "
+            f"{frame.count('s')} shutdown",
+            f"frames every {interval_s:g} s (xentop -d)",
+        ]
     return [
         f"vmsched top - {frame.time_s:.3f} s of {end} simulated, {where}, "
         f"scheduler {frame.scheduler}",
@@ -35,15 +66,60 @@ def header_lines(frame: Frame, speed: float, interval_s: float) -> list[str]:
 
 
 def domain_columns(frame: Frame) -> list[str]:
-    """The domain table's column names: xentop's, the I/O ones the core
+    """The domain table's column names: xentop's, then the scheduler
+    parameters (SCHED)."""
+    return [*DOMAIN_COLUMNS, "SCHED"]
+
+
+#: The screen's domain columns: xentop's CPU ones (the I/O ones follow when
+#: the core has them); the full set is too wide for a terminal, `--batch`
+#: prints it.
+SCREEN_COLUMNS = ("NAME", "STATE", "CPU(sec)", "CPU(%)", "VCPUS")
+
+
+def screen_columns(frame: Frame) -> list[str]:
+    """The screen's domain table: SCREEN_COLUMNS, the I/O columns the core
     reports, and the scheduler parameters."""
-    return [*DOMAIN_COLUMNS, *(label for _, label in frame.io_columns), "SCHED"]
+    return [*SCREEN_COLUMNS, *(label for _, label in frame.io_columns), "SCHED"]
 
 
-def domain_cells(frame: Frame, d: DomainRow) -> list[str]:
+def screen_cells(frame: Frame, d: DomainRow) -> list[str]:
     io = [_io_cell(d.io.get(key)) for key, _ in frame.io_columns]
     sched = ",".join(f"{k}={v}" for k, v in d.sched.items()) or "-"
     return [d.name, d.state, f"{d.cpu_s:.2f}", f"{d.cpu_pct:.1f}", str(len(d.vcpus)), *io, sched]
+
+
+def domain_cells(frame: Frame, d: DomainRow) -> list[str]:
+    """xentop's cells of a domain. MAXMEM is MEM (no ballooning is
+    simulated); VBD_OO is 0 (a simulated ring never turns a request away)
+    and SSID 0 (no XSM label); the I/O counters are `-` if the core has none."""
+    io = {key: _io_cell(d.io.get(key)) for key, _ in IO_COLUMNS}
+    sched = ",".join(f"{k}={v}" for k, v in d.sched.items()) or "-"
+    mem = [str(d.mem_kb), f"{d.mem_pct:.1f}"]
+    maxmem = [
+        "no limit" if d.maxmem_kb is None else str(d.maxmem_kb),
+        "n/a" if d.maxmem_pct is None else f"{d.maxmem_pct:.1f}",
+    ]
+    return [
+        d.name,
+        d.state,
+        f"{d.cpu_s:.2f}",
+        f"{d.cpu_pct:.1f}",
+        *mem,
+        *maxmem,
+        str(len(d.vcpus)),
+        str(d.nets),
+        io["nettx_kb"],
+        io["netrx_kb"],
+        str(d.vbds),
+        "0",
+        io["vbd_rd"],
+        io["vbd_wr"],
+        io["vbd_rsect"],
+        io["vbd_wsect"],
+        "0",
+        sched,
+    ]
 
 
 def _io_cell(v: object) -> str:
@@ -62,12 +138,14 @@ def bar(util_pct: float, avg_pct: float, width: int = BAR_WIDTH) -> str:
 
 
 def vcpu_cells(d: DomainRow, v: VcpuRow) -> list[str]:
+    """A VCPU's cells; index -1 is a whole domain's row (a real host's
+    xentop without -v), a NaN is a value the source does not give (`-`)."""
     return [
-        f"{d.name}.v{v.index}",
+        f"{d.name}.v{v.index}" if v.index >= 0 else f"{d.name}.all",
         v.state or "-",
         f"{v.util_pct:.1f}",
         f"{v.avg_pct:.1f}",
-        f"{v.ready_pct:.1f}",
+        "-" if math.isnan(v.ready_pct) else f"{v.ready_pct:.1f}",
         bar(v.util_pct, v.avg_pct),
     ]
 
