@@ -2,7 +2,8 @@
 
     r = vmsched.run("scenarios/credit-three-vms.toml")
     r.summary        # dict, the same as summary.json
-    r.timeseries     # pandas DataFrame: time_s, domain, vcpu, cpu_pct, runnable_pct, blocked_pct
+    r.timeseries     # pandas DataFrame: time_s, domain, vcpu, cpu_pct, runnable_pct, blocked_pct,
+                     # executions and the I/O counters (docs/metrics.md)
     r.plot.cpu()     # matplotlib Figures: CPU share over time, wake-up latency (vmsched.plot)
     r.save("results/run1")
 
@@ -120,11 +121,18 @@ class Result:
         `host/name` in a cluster."""
         return {self._label(d): d["cpu_pct"] for d in self.summary["domains"]}
 
+    def timeseries_table(self):
+        """The time series as a pyarrow Table (what timeseries.parquet holds),
+        built from the engine's columns without going through pandas."""
+        if isinstance(self._series, list):
+            return cluster_series_table(self._series)
+        return series_table(self._series)
+
     def save(self, out: str | Path) -> Path:
         """Write summary.json and timeseries.parquet into `out`, each whole or not at all."""
         out_dir = prepare_out_dir(out)
         write_atomic(out_dir / "summary.json", json.dumps(self.summary, indent=2) + "\n")
-        write_parquet_atomic(self.timeseries, out_dir / "timeseries.parquet")
+        write_table_atomic(self.timeseries_table(), out_dir / "timeseries.parquet")
         return out_dir
 
     def __repr__(self) -> str:
@@ -132,6 +140,20 @@ class Result:
         if self.is_cluster:
             return f"<Result cluster of {len(self.summary['hosts'])} hosts: {shares}>"
         return f"<Result {self.summary['scheduler']}: {shares}>"
+
+
+#: The columns after the CPU shares: executions on every row, then the
+#: domain's I/O counters (null on VCPU rows); docs/metrics.md.
+COUNT_COLUMNS = ("executions",)
+IO_COLUMNS = (
+    "io_count",
+    "nettx_pkts",
+    "nettx_bytes",
+    "netrx_pkts",
+    "netrx_bytes",
+    "vbd_rd",
+    "vbd_wr",
+)
 
 
 def series_frame(raw: dict[str, Any]):
@@ -156,6 +178,12 @@ def series_frame(raw: dict[str, Any]):
     )
     df.loc[vcpu < 0, "vcpu"] = pd.NA
     df["domain"] = df["domain"].astype(str)
+    for name in COUNT_COLUMNS:
+        df[name] = np.frombuffer(raw[name], dtype="<u8")
+    on_vcpu_rows = vcpu >= 0
+    for name in IO_COLUMNS:
+        values = np.frombuffer(raw[name], dtype="<u8").copy()
+        df[name] = pd.arrays.IntegerArray(values, on_vcpu_rows.copy())
     return df
 
 
@@ -169,6 +197,92 @@ def cluster_series_frame(raw: list[tuple[str, dict[str, Any]]]):
         df.insert(1, "host", host)
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
+
+
+def series_table(raw: dict[str, Any]):
+    """The core's raw columns as a pyarrow Table: each column's bytes are
+    wrapped as they are (shares are widened from float32 to float64, the
+    type the DataFrame has; the domain column is the names taken by index).
+    Reads back with pandas as the same DataFrame as `series_frame`."""
+    import pyarrow as pa
+
+    n = raw["rows"]
+
+    def wrap(kind, key: str, valid: str | None = None):
+        bitmap = None if valid is None else pa.py_buffer(raw[valid])
+        return pa.Array.from_buffers(kind, n, [bitmap, pa.py_buffer(raw[key])])
+
+    names = pa.array(raw["domain_names"], pa.string())
+    columns = {
+        "time_s": wrap(pa.float64(), "time_s"),
+        "domain": names.take(wrap(pa.uint32(), "domain")),
+        "vcpu": wrap(pa.int32(), "vcpu", "vcpu_rows"),
+    }
+    for name in ("cpu_pct", "runnable_pct", "blocked_pct"):
+        columns[name] = wrap(pa.float32(), name).cast(pa.float64())
+    for name in COUNT_COLUMNS:
+        columns[name] = wrap(pa.uint64(), name)
+    for name in IO_COLUMNS:
+        columns[name] = wrap(pa.uint64(), name, "domain_rows")
+    return pa.table(columns)
+
+
+def cluster_series_table(raw: list[tuple[str, dict[str, Any]]]):
+    """Each host's table with a `host` column (after `time_s`), one after another."""
+    import pyarrow as pa
+
+    tables = []
+    for host, columns in raw:
+        t = series_table(columns)
+        tables.append(t.add_column(1, "host", pa.array([host] * t.num_rows, pa.string())))
+    return pa.concat_tables(tables)
+
+
+#: How pandas reads back each Arrow type of the series (the DataFrame's dtypes).
+_PANDAS_TYPES = {
+    "double": ("float64", "float64"),
+    "string": ("unicode", "object"),
+    "int32": ("int32", "Int32"),
+    "uint64": ("uint64", "uint64"),
+}
+
+
+def _pandas_metadata(table) -> bytes:
+    """The schema metadata pandas writes with a DataFrame, so that
+    `pandas.read_parquet` gives back `Result.timeseries` exactly (nullable
+    integer columns, a range index) without pandas writing the file."""
+    columns = []
+    for field in table.schema:
+        pandas_type, numpy_type = _PANDAS_TYPES[str(field.type)]
+        if field.name in IO_COLUMNS:
+            numpy_type = "UInt64"
+        columns.append(
+            {
+                "name": field.name,
+                "field_name": field.name,
+                "pandas_type": pandas_type,
+                "numpy_type": numpy_type,
+                "metadata": None,
+            }
+        )
+    meta = {
+        "index_columns": [
+            {"kind": "range", "name": None, "start": 0, "stop": table.num_rows, "step": 1}
+        ],
+        "column_indexes": [
+            {
+                "name": None,
+                "field_name": None,
+                "pandas_type": "unicode",
+                "numpy_type": "object",
+                "metadata": {"encoding": "UTF-8"},
+            }
+        ],
+        "columns": columns,
+        "attributes": {},
+        "creator": {"library": "vmsched", "version": _core.__version__},
+    }
+    return json.dumps(meta).encode()
 
 
 def prepare_out_dir(out: str | Path) -> Path:
@@ -216,9 +330,13 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     _write_whole(path, lambda tmp: Path(tmp).write_bytes(data))
 
 
-def write_parquet_atomic(df, path: Path) -> None:
-    """Write a DataFrame as Parquet, whole or not at all."""
-    _write_whole(path, lambda tmp: df.to_parquet(tmp, index=False))
+def write_table_atomic(table, path: Path) -> None:
+    """Write the series' pyarrow Table as Parquet, whole or not at all; pandas
+    reads it back as `Result.timeseries`."""
+    import pyarrow.parquet as pq
+
+    table = table.replace_schema_metadata({b"pandas": _pandas_metadata(table)})
+    _write_whole(path, lambda tmp: pq.write_table(table, tmp))
 
 
 class _TerminalProgress:

@@ -1,4 +1,5 @@
-//! The event queue: a binary heap keyed by (time, class, sequence).
+//! The event queue: a binary heap keyed by (time, class, sequence), of
+//! 24-byte entries.
 //!
 //! The sequence number is assigned at insertion, so events of one class at
 //! the same instant pop in the order they were scheduled: ties are
@@ -41,28 +42,84 @@ pub enum Event {
     End,
 }
 
+/// A queued event in 24 bytes: its time, then one word holding the class
+/// (2 bits), the sequence number (58 bits) and the event's kind (4 bits),
+/// then the event's two 32-bit fields. Comparing (time, word) orders events
+/// by time, class and sequence: the kind, below the unique sequence number,
+/// never decides.
 #[derive(Debug)]
 struct Entry {
-    /// time (high 64 bits), class (2 bits: 0 ordinary, 1 late timer,
-    /// 2 softirq), sequence number (low 62 bits): one integer comparison
-    /// orders events.
-    key: u128,
-    ev: Event,
+    time: u64,
+    word: u64,
+    a: u32,
+    b: u32,
 }
 
-/// Bits of the key holding the sequence number (4.6 × 10^18 events).
-const SEQ_BITS: u32 = 62;
+/// Bits of the word holding the sequence number (2.9 × 10^17 events).
+const SEQ_BITS: u32 = 58;
+/// Bits below the sequence number holding the event's kind.
+const KIND_BITS: u32 = 4;
+
+impl Event {
+    /// The event as (kind, a, b).
+    #[inline]
+    fn encode(self) -> (u64, u32, u32) {
+        match self {
+            Event::Softirq { pcpu, gen } => (0, pcpu.0, gen),
+            Event::SliceEnd { pcpu, gen } => (1, pcpu.0, gen),
+            Event::SchedTimer { id, gen } => (2, id, gen),
+            Event::WorkDone { vcpu, gen } => (3, vcpu.0, gen),
+            Event::WorkloadTimer { dom, token } => (4, dom.0, token),
+            Event::Sample => (5, 0, 0),
+            Event::WarmupEnd => (6, 0, 0),
+            Event::GuestTick { vcpu } => (7, vcpu.0, 0),
+            Event::Io { slot } => (8, slot, 0),
+            Event::Action { index } => (9, index, 0),
+            Event::End => (10, 0, 0),
+        }
+    }
+
+    /// The event [`Event::encode`] gave (kind, a, b).
+    #[inline]
+    fn decode(kind: u64, a: u32, b: u32) -> Event {
+        match kind {
+            0 => Event::Softirq {
+                pcpu: PcpuId(a),
+                gen: b,
+            },
+            1 => Event::SliceEnd {
+                pcpu: PcpuId(a),
+                gen: b,
+            },
+            2 => Event::SchedTimer { id: a, gen: b },
+            3 => Event::WorkDone {
+                vcpu: VcpuId(a),
+                gen: b,
+            },
+            4 => Event::WorkloadTimer {
+                dom: DomId(a),
+                token: b,
+            },
+            5 => Event::Sample,
+            6 => Event::WarmupEnd,
+            7 => Event::GuestTick { vcpu: VcpuId(a) },
+            8 => Event::Io { slot: a },
+            9 => Event::Action { index: a },
+            _ => Event::End,
+        }
+    }
+}
 
 impl Entry {
     #[inline]
-    fn time(&self) -> Time {
-        Time((self.key >> 64) as u64)
+    fn event(&self) -> Event {
+        Event::decode(self.word & ((1 << KIND_BITS) - 1), self.a, self.b)
     }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.time == o.time && self.word == o.word
     }
 }
 impl Eq for Entry {}
@@ -75,7 +132,7 @@ impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
+        (o.time, o.word).cmp(&(self.time, self.word))
     }
 }
 
@@ -109,20 +166,26 @@ impl EventQueue {
     fn push_with(&mut self, t: Time, class: u8, ev: Event) {
         self.seq += 1;
         debug_assert!(self.seq < 1 << SEQ_BITS);
-        let key = (u128::from(t.0) << 64) | (u128::from(class) << SEQ_BITS) | u128::from(self.seq);
-        self.heap.push(Entry { key, ev });
+        let (kind, a, b) = ev.encode();
+        let word = (u64::from(class) << (SEQ_BITS + KIND_BITS)) | (self.seq << KIND_BITS) | kind;
+        self.heap.push(Entry {
+            time: t.0,
+            word,
+            a,
+            b,
+        });
     }
 
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| (e.time(), e.ev))
+        self.heap.pop().map(|e| (Time(e.time), e.event()))
     }
 
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time())
+        self.heap.peek().map(|e| Time(e.time))
     }
 
     /// Events pending.
@@ -139,6 +202,43 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entries_are_small_and_events_survive_the_trip() {
+        assert_eq!(std::mem::size_of::<Entry>(), 24);
+        let all = [
+            Event::Softirq {
+                pcpu: PcpuId(3),
+                gen: u32::MAX,
+            },
+            Event::SliceEnd {
+                pcpu: PcpuId(511),
+                gen: 7,
+            },
+            Event::SchedTimer { id: 9, gen: 1 },
+            Event::WorkDone {
+                vcpu: VcpuId(4095),
+                gen: 2,
+            },
+            Event::WorkloadTimer {
+                dom: DomId(2047),
+                token: 5,
+            },
+            Event::Sample,
+            Event::WarmupEnd,
+            Event::GuestTick { vcpu: VcpuId(1) },
+            Event::Io { slot: 12 },
+            Event::Action { index: 3 },
+            Event::End,
+        ];
+        let mut q = EventQueue::default();
+        for ev in all {
+            q.push(Time(1), ev);
+        }
+        for ev in all {
+            assert_eq!(q.pop(), Some((Time(1), ev)));
+        }
+    }
 
     #[test]
     fn ties_pop_in_insertion_order() {
