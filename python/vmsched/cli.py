@@ -42,6 +42,10 @@ DOCS_DIR = Path(__file__).resolve().parent / "docs"
 
 BUG_NOTE = "this is a bug in vmsched; please report it with the command that triggers it"
 
+#: A screen's worth of domains: `vmsched run` on a host with more shows the
+#: first ones and one line for the rest (summary.json has every domain).
+SHOWN_DOMAINS = 30
+
 
 def _console() -> Console:
     """Standard output; names and docs are printed as they are ([domain.sched]
@@ -87,12 +91,14 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
 
 
 def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) -> Table:
-    """One row per domain (and per VCPU of multi-VCPU domains, or with -v)."""
+    """One row per domain (and per VCPU of multi-VCPU domains, or with -v);
+    beyond SHOWN_DOMAINS domains, one row averages the rest."""
     measured_ns = measured_s * 1e9
     table = Table(show_edge=False, header_style="bold")
     table.add_column("domain", no_wrap=True)
     for col in ("CPU %", "runnable %", "blocked %", "ctx switches", "wake p50 µs", "wake p99 µs"):
         table.add_column(col, justify="right")
+    domains, rest = domains[:SHOWN_DOMAINS], domains[SHOWN_DOMAINS:]
     for d in domains:
         vcpus = d["vcpus"]
         single = len(vcpus) == 1
@@ -118,7 +124,19 @@ def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) 
                 _fmt_us(v["wake_latency_us"]["p50"]),
                 _fmt_us(v["wake_latency_us"]["p99"]),
             )
+    if rest:
+        mean = {k: sum(d[k] for d in rest) / len(rest) for k in _SHARES}
+        table.add_row(
+            f"{len(rest):,} more (mean)",
+            *(_fmt_pct(mean[k]) for k in _SHARES),
+            str(sum(v["context_switches"] for d in rest for v in d["vcpus"])),
+            "",
+            "",
+        )
     return table
+
+
+_SHARES = ("cpu_pct", "runnable_pct", "blocked_pct")
 
 
 def _io_table(doms: list[dict[str, Any]]) -> Table | None:
@@ -129,7 +147,7 @@ def _io_table(doms: list[dict[str, Any]]) -> Table | None:
     table.add_column("domain", no_wrap=True)
     for col in ("exec/s", "I/O per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
         table.add_column(col, justify="right")
-    for d in doms:
+    for d in doms[:SHOWN_DOMAINS]:
         xm, xt = d["xenmon"], d["xentop"]
         table.add_row(
             d["name"] + (" (driver)" if d["driver"] else ""),
@@ -162,8 +180,14 @@ def _print_host(
     io = _io_table(s["domains"])
     if io is not None:
         out.print(io)
-    for d in s["domains"]:
+    for d in s["domains"][:SHOWN_DOMAINS]:
         out.print(f"{d['name']}: {_workload_text(d['workload'])}")
+    hidden = len(s["domains"]) - SHOWN_DOMAINS
+    if hidden > 0:
+        out.print(
+            f"{hidden:,} more domains not listed: every domain is in summary.json "
+            "(--out DIR, or --json)"
+        )
     if verbose:
         params = ", ".join(f"{k}={v}" for k, v in s["scheduler_params"].items())
         counters = ", ".join(f"{k}={v}" for k, v in s["scheduler_counters"].items())
@@ -334,7 +358,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     report = run_benchmarks(args.scheduler, quick=args.quick, repeats=args.repeat, trace=args.trace)
     table = Table(show_edge=False, header_style="bold")
     table.add_column("case", no_wrap=True)
-    for col in ("events/s", "simulated s per wall s", "bytes per VCPU", "best wall s"):
+    for col in ("events/s", "simulated s per wall s", "bytes per VCPU", "peak MiB", "best wall s"):
         table.add_column(col, justify="right")
     for c in report["cases"]:
         table.add_row(
@@ -342,14 +366,34 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"{c['events_per_s'] / 1e6:.2f} M",
             f"{c['realtime_factor']:,.0f}",
             f"{c['bytes_per_vcpu']:,.0f}",
+            f"{c['peak_mib']:,.0f}",
             f"{c['wall_s']:.3f}",
         )
     out = _console()
     mode = "short" if args.quick else "full-length"
     out.print(f"{report['scheduler']}, {mode} runs, best of {report['repeats']}, on one core:")
-    for c in report["cases"]:
+    for c in report["cases"] + report["commands"]:
         out.print(f"  {c['name']}: {c['about']}, {c['simulated_s']:g} simulated s")
     out.print(table)
+    commands = Table(show_edge=False, header_style="bold")
+    commands.add_column("whole command", no_wrap=True)
+    for col in ("events/s", "simulated s per wall s", "peak MiB", "engine MiB", "ratio", "wall s"):
+        commands.add_column(col, justify="right")
+    for c in report["commands"]:
+        commands.add_row(
+            c["name"],
+            f"{c['events_per_s'] / 1e6:.2f} M",
+            f"{c['realtime_factor']:,.0f}",
+            f"{c['peak_mib']:,.0f}",
+            f"{c['engine_peak_mib']:,.0f}",
+            f"{c['peak_ratio']:.2f}",
+            f"{c['wall_s']:.3f}",
+        )
+    out.print(commands)
+    out.print(
+        f"peak MiB: a process running just that; ratio: the command's peak over the "
+        f"engine's, less an idle process's {report['baseline_mib']:,.0f} MiB"
+    )
     if args.trace:
         out.print("The same, writing trace.txt and trace.xentrace (docs/trace.md):")
         traced = Table(show_edge=False, header_style="bold")

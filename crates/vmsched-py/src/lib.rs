@@ -123,6 +123,17 @@ fn bench_cases(sched: &str, short: bool) -> PyResult<Vec<(String, String, String
     })
 }
 
+/// The whole-command benchmark cases for a scheduler: [(name, about, scenario TOML)].
+#[pyfunction]
+fn bench_commands(sched: &str, short: bool) -> PyResult<Vec<(String, String, String)>> {
+    guarded(|| {
+        Ok(vmsched_core::bench::commands_for(sched, short)
+            .into_iter()
+            .map(|c| (c.name.to_string(), c.about.to_string(), c.toml))
+            .collect())
+    })
+}
+
 /// A value stored little-endian, as Arrow and NumPy read it.
 trait LeBytes: Copy {
     const SIZE: usize;
@@ -386,6 +397,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(bench_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_commands, m)?)?;
     m.add_class::<Sim>()?;
     m.add_class::<ClusterSim>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

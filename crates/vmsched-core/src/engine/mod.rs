@@ -3,7 +3,10 @@
 //!
 //! One thread, one event queue, integer-nanosecond time. Cancellation is by
 //! generation counters: a timer event carries the generation it was armed with
-//! and a stale pop is dropped. Randomness comes only from per-workload seeded
+//! and a stale pop is dropped. The queue also takes a stale softirq, slice
+//! or scheduler timer off at once (armed again, or cancelled here with
+//! [`EventQueue::cancel`]), so that those are never popped. Randomness comes
+//! only from per-workload seeded
 //! streams. Same scenario + same seed ⇒ identical results.
 
 mod io;
@@ -11,7 +14,7 @@ mod queue;
 mod summary;
 mod tracing;
 
-pub use queue::{Event, EventQueue};
+pub use queue::{Event, EventQueue, Timer};
 
 use crate::cpumask::CpuMask;
 use crate::domain::{Domain, RunState, Vcpu, WorkItem, BACKEND, FOREVER, TAG_MASK, URGENT};
@@ -112,6 +115,7 @@ impl World {
         if let Some(slot) = self.sched_timers.get_mut(id as usize) {
             slot.0 = slot.0.wrapping_add(1);
         }
+        self.queue.cancel(Timer::Sched(id));
     }
 
     pub(crate) fn arm_workload_timer(&mut self, dom: DomId, at: Time, token: u32) {
@@ -777,6 +781,7 @@ impl Simulation {
             pc.slice_gen = pc.slice_gen.wrapping_add(1);
             pc.schedules += 1;
         }
+        self.w.queue.cancel(Timer::Slice(p));
         let now = self.w.now;
         let prev = self.w.pcpus[pi].current;
         if let Some(v) = prev {
@@ -1326,6 +1331,12 @@ impl Simulation {
     /// Events processed since measurement started.
     pub fn events(&self) -> u64 {
         self.events
+    }
+
+    /// Events in the queue now (benchmarks compare the engine with a bare
+    /// heap of this size).
+    pub fn queue_len(&self) -> usize {
+        self.w.queue.len()
     }
 
     /// The sampled series so far.
