@@ -212,7 +212,7 @@ def series_table(raw: dict[str, Any]):
         bitmap = None if valid is None else pa.py_buffer(raw[valid])
         return pa.Array.from_buffers(kind, n, [bitmap, pa.py_buffer(raw[key])])
 
-    names = pa.array(raw["domain_names"], pa.string())
+    names = _strings(raw["domain_names"])
     columns = {
         "time_s": wrap(pa.float64(), "time_s"),
         "domain": names.take(wrap(pa.uint32(), "domain")),
@@ -224,7 +224,24 @@ def series_table(raw: dict[str, Any]):
         columns[name] = wrap(pa.uint64(), name)
     for name in IO_COLUMNS:
         columns[name] = wrap(pa.uint64(), name, "domain_rows")
-    return pa.table(columns)
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
+
+
+def _strings(values: list[str]):
+    """A pyarrow string array built from its buffers (`pyarrow.array` on a
+    list would import pandas to inspect it)."""
+    import array
+
+    import pyarrow as pa
+
+    encoded = [v.encode() for v in values]
+    offsets = array.array("i", [0])
+    for e in encoded:
+        offsets.append(offsets[-1] + len(e))
+    if sys.byteorder != "little":
+        offsets.byteswap()
+    buffers = [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
 
 
 def cluster_series_table(raw: list[tuple[str, dict[str, Any]]]):
@@ -234,7 +251,11 @@ def cluster_series_table(raw: list[tuple[str, dict[str, Any]]]):
     tables = []
     for host, columns in raw:
         t = series_table(columns)
-        tables.append(t.add_column(1, "host", pa.array([host] * t.num_rows, pa.string())))
+        # Every row takes the one name (index 0).
+        zeros = pa.Array.from_buffers(
+            pa.uint32(), t.num_rows, [None, pa.py_buffer(bytes(4 * t.num_rows))]
+        )
+        tables.append(t.add_column(1, "host", _strings([host]).take(zeros)))
     return pa.concat_tables(tables)
 
 
