@@ -202,8 +202,9 @@ def cluster_series_frame(raw: list[tuple[str, dict[str, Any]]]):
 def series_table(raw: dict[str, Any]):
     """The core's raw columns as a pyarrow Table: each column's bytes are
     wrapped as they are (shares are widened from float32 to float64, the
-    type the DataFrame has; the domain column is the names taken by index).
-    Reads back with pandas as the same DataFrame as `series_frame`."""
+    type the DataFrame has). Reads back with pandas as the same DataFrame
+    as `series_frame`. Neither pandas nor pyarrow.compute is imported."""
+    import numpy as np  # pyarrow imports it anyway
     import pyarrow as pa
 
     n = raw["rows"]
@@ -212,14 +213,15 @@ def series_table(raw: dict[str, Any]):
         bitmap = None if valid is None else pa.py_buffer(raw[valid])
         return pa.Array.from_buffers(kind, n, [bitmap, pa.py_buffer(raw[key])])
 
-    names = _strings(raw["domain_names"])
+    domain = [None, pa.py_buffer(raw["domain_offsets"]), pa.py_buffer(raw["domain_data"])]
     columns = {
         "time_s": wrap(pa.float64(), "time_s"),
-        "domain": names.take(wrap(pa.uint32(), "domain")),
+        "domain": pa.Array.from_buffers(pa.large_string(), n, domain),
         "vcpu": wrap(pa.int32(), "vcpu", "vcpu_rows"),
     }
     for name in ("cpu_pct", "runnable_pct", "blocked_pct"):
-        columns[name] = wrap(pa.float32(), name).cast(pa.float64())
+        wide = np.frombuffer(raw[name], dtype="<f4").astype("<f8")
+        columns[name] = pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(wide)])
     for name in COUNT_COLUMNS:
         columns[name] = wrap(pa.uint64(), name)
     for name in IO_COLUMNS:
@@ -227,21 +229,19 @@ def series_table(raw: dict[str, Any]):
     return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
-def _strings(values: list[str]):
-    """A pyarrow string array built from its buffers (`pyarrow.array` on a
-    list would import pandas to inspect it)."""
+def _repeated(text: str, n: int):
+    """A pyarrow large_string array of `n` times `text`, from its buffers
+    (`pyarrow.array` on a list would import pandas to inspect it)."""
     import array
 
     import pyarrow as pa
 
-    encoded = [v.encode() for v in values]
-    offsets = array.array("i", [0])
-    for e in encoded:
-        offsets.append(offsets[-1] + len(e))
+    data = text.encode()
+    offsets = array.array("q", range(0, (n + 1) * len(data), len(data)) if data else [0] * (n + 1))
     if sys.byteorder != "little":
         offsets.byteswap()
-    buffers = [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(encoded))]
-    return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
+    buffers = [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data * n)]
+    return pa.Array.from_buffers(pa.large_string(), n, buffers)
 
 
 def cluster_series_table(raw: list[tuple[str, dict[str, Any]]]):
@@ -251,18 +251,14 @@ def cluster_series_table(raw: list[tuple[str, dict[str, Any]]]):
     tables = []
     for host, columns in raw:
         t = series_table(columns)
-        # Every row takes the one name (index 0).
-        zeros = pa.Array.from_buffers(
-            pa.uint32(), t.num_rows, [None, pa.py_buffer(bytes(4 * t.num_rows))]
-        )
-        tables.append(t.add_column(1, "host", _strings([host]).take(zeros)))
+        tables.append(t.add_column(1, "host", _repeated(host, t.num_rows)))
     return pa.concat_tables(tables)
 
 
 #: How pandas reads back each Arrow type of the series (the DataFrame's dtypes).
 _PANDAS_TYPES = {
     "double": ("float64", "float64"),
-    "string": ("unicode", "object"),
+    "large_string": ("unicode", "object"),
     "int32": ("int32", "Int32"),
     "uint64": ("uint64", "uint64"),
 }

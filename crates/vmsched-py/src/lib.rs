@@ -202,11 +202,41 @@ fn domain_column<'py>(py: Python<'py>, vcpu: &[i32], v: &[u64]) -> PyResult<Boun
     })
 }
 
+/// Each row's domain name as an Arrow `large_string` column: the offsets
+/// (i64, one more than rows) and the UTF-8 bytes.
+fn name_column<'py>(
+    py: Python<'py>,
+    domain: &[u32],
+    names: &[&str],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let total: usize = domain.iter().map(|&d| names[d as usize].len()).sum();
+    let offsets = PyBytes::new_with(py, (domain.len() + 1) * 8, |buf| {
+        let mut at = 0i64;
+        buf[..8].copy_from_slice(&at.to_le_bytes());
+        for (out, &d) in buf[8..].chunks_exact_mut(8).zip(domain) {
+            at += names[d as usize].len() as i64;
+            out.copy_from_slice(&at.to_le_bytes());
+        }
+        Ok(())
+    })?;
+    let data = PyBytes::new_with(py, total, |buf| {
+        let mut at = 0;
+        for &d in domain {
+            let name = names[d as usize].as_bytes();
+            buf[at..at + name.len()].copy_from_slice(name);
+            at += name.len();
+        }
+        Ok(())
+    })?;
+    Ok((offsets, data))
+}
+
 /// One host's time series as raw little-endian columns (the types the
 /// engine keeps: f64 times, u32 domain indices, i32 VCPU numbers, f32
-/// shares, u64 counts), Arrow validity bitmaps of the domain rows and of the
-/// VCPU rows, the row count and the domain names. Python wraps these bytes
-/// in Arrow arrays without converting them (`vmsched.api`).
+/// shares, u64 counts), each row's domain name as Arrow string buffers,
+/// Arrow validity bitmaps of the domain rows and of the VCPU rows, the row
+/// count and the domain names. Python wraps these bytes in Arrow arrays
+/// without converting them (`vmsched.api`).
 fn series_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, PyDict>> {
     let s = sim.series();
     let d = PyDict::new(py);
@@ -223,7 +253,10 @@ fn series_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, Py
     }
     d.set_item("domain_rows", bitmap(py, s.len(), |i| s.vcpu[i] < 0)?)?;
     d.set_item("vcpu_rows", bitmap(py, s.len(), |i| s.vcpu[i] >= 0)?)?;
-    let names: Vec<String> = sim.domains().iter().map(|d| d.name.clone()).collect();
+    let names: Vec<&str> = sim.domains().iter().map(|d| d.name.as_str()).collect();
+    let (offsets, data) = name_column(py, &s.domain, &names)?;
+    d.set_item("domain_offsets", offsets)?;
+    d.set_item("domain_data", data)?;
     d.set_item("domain_names", names)?;
     Ok(d)
 }
