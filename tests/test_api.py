@@ -25,6 +25,17 @@ VCPU_KEYS = {
 }
 LATENCY_KEYS = {"p50", "p95", "p99", "max"}
 SERIES_COLUMNS = ["time_s", "domain", "vcpu", "cpu_pct", "runnable_pct", "blocked_pct"]
+#: After them: executions on every row, the domain's I/O counters on domain rows.
+COUNT_COLUMNS = ["executions"]
+IO_COLUMNS = [
+    "io_count",
+    "nettx_pkts",
+    "nettx_bytes",
+    "netrx_pkts",
+    "netrx_bytes",
+    "vbd_rd",
+    "vbd_wr",
+]
 
 
 def two_hogs(**run) -> vmsched.Scenario:
@@ -85,7 +96,11 @@ def test_summary_is_json_and_cpu_pct_helpers_agree(demo):
 
 def test_timeseries_columns_and_types(demo):
     ts = demo.timeseries
-    assert list(ts.columns) == SERIES_COLUMNS
+    assert list(ts.columns) == SERIES_COLUMNS + COUNT_COLUMNS + IO_COLUMNS
+    assert ts["executions"].dtype == "uint64"
+    for col in IO_COLUMNS:
+        assert ts[col].dtype == "UInt64", col
+        assert ts[col].isna().equals(ts["vcpu"].notna()), col
     assert ts["time_s"].dtype == "float64"
     assert pd.api.types.is_string_dtype(ts["domain"])
     assert ts["vcpu"].dtype == "Int32"
@@ -186,6 +201,25 @@ def test_the_seed_reaches_random_workloads():
     assert run(1)["domains"] != run(2)["domains"]
 
 
+def test_series_counters_add_up_to_the_summary():
+    """Each window's executions and I/O counters are that window's share of
+    the summary's totals: summed over the measured run, they are the totals."""
+    r = vmsched.run(SCENARIOS / "web-through-dom0.toml", progress=False)
+    ts = r.timeseries
+    assert ts["netrx_pkts"].sum() > 0
+    for d in r.summary["domains"]:
+        rows = ts[ts["domain"] == d["name"]]
+        dom = rows[rows["vcpu"].isna()]
+        switches = sum(v["context_switches"] for v in d["vcpus"])
+        assert dom["executions"].sum() == switches, d["name"]
+        assert rows[rows["vcpu"].notna()]["executions"].sum() == switches, d["name"]
+        assert dom["io_count"].sum() == d["xenmon"]["io_count"], d["name"]
+        assert dom["nettx_bytes"].sum() // 1024 == d["xentop"]["nettx_kb"], d["name"]
+        assert dom["netrx_bytes"].sum() // 1024 == d["xentop"]["netrx_kb"], d["name"]
+        assert dom["vbd_rd"].sum() == d["xentop"]["vbd_rd"], d["name"]
+        assert dom["vbd_wr"].sum() == d["xentop"]["vbd_wr"], d["name"]
+
+
 def test_save_writes_complete_files(tmp_path, demo):
     out = demo.save(tmp_path / "a" / "b")
     assert sorted(p.name for p in out.iterdir()) == ["summary.json", "timeseries.parquet"]
@@ -199,7 +233,9 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path, demo, monkeypatch):
             f.write(b"PAR1 half a file")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr(pq, "write_table", broken)
     with pytest.raises(OSError, match="No space left"):
         demo.save(tmp_path)
     # The files of a result appear together or not at all (issue 15): the

@@ -218,3 +218,24 @@ def test_alert_is_a_command_only_when_its_module_exists(monkeypatch):
     sub = next(a for a in parser._actions if a.dest == "command")
     assert "alert" not in sub.choices
     assert parser.parse_args(["workloads"]).func is cli.cmd_workloads
+
+
+def test_run_summarises_a_table_longer_than_a_screen(scenario_file):
+    """Beyond cli.SHOWN_DOMAINS domains the table shows the first ones and one
+    row for the rest; --json still has every domain."""
+    n = cli.SHOWN_DOMAINS + 12
+    doms = "".join(
+        f'[[domain]]\nname = "vm{i}"\n[domain.workload]\nkind = "duty-cycle"\nutil_pct = 10\n'
+        for i in range(n)
+    )
+    path = scenario_file(
+        f'[host]\npcpus = 2\n[scheduler]\nname = "credit"\n[run]\nduration_s = 0.5\n{doms}'
+    )
+    proc = vmsched_cmd("run", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "12 more (mean)" in proc.stdout
+    assert "12 more domains not listed" in proc.stdout
+    assert f"vm{cli.SHOWN_DOMAINS - 1}" in proc.stdout
+    assert f"vm{cli.SHOWN_DOMAINS}:" not in proc.stdout
+    js = vmsched_cmd("run", str(path), "--json")
+    assert len(json.loads(js.stdout)["domains"]) == n

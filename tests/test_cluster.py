@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import vmsched
 from conftest import SCENARIOS, vmsched_cmd
+from vmsched import api
 from vmsched.scenario import Scenario, read
 
 #: Two hosts, one bsp process each, exchanging every iteration.
@@ -108,6 +109,8 @@ def test_a_cluster_timeseries_has_a_host_column(scenario_file):
         "cpu_pct",
         "runnable_pct",
         "blocked_pct",
+        *api.COUNT_COLUMNS,
+        *api.IO_COLUMNS,
     ]
     assert set(df["host"]) == {"a", "b"}
     # Each host's rows agree with its own summary.

@@ -2,7 +2,8 @@
 
     r = vmsched.run("scenarios/credit-three-vms.toml")
     r.summary        # dict, the same as summary.json
-    r.timeseries     # pandas DataFrame: time_s, domain, vcpu, cpu_pct, runnable_pct, blocked_pct
+    r.timeseries     # pandas DataFrame: time_s, domain, vcpu, cpu_pct, runnable_pct, blocked_pct,
+                     # executions and the I/O counters (docs/metrics.md)
     r.plot.cpu()     # matplotlib Figures: CPU share over time, wake-up latency (vmsched.plot)
     r.save("results/run1")
 
@@ -121,6 +122,13 @@ class Result:
         `host/name` in a cluster."""
         return {self._label(d): d["cpu_pct"] for d in self.summary["domains"]}
 
+    def timeseries_table(self):
+        """The time series as a pyarrow Table (what timeseries.parquet holds),
+        built from the engine's columns without going through pandas."""
+        if isinstance(self._series, list):
+            return cluster_series_table(self._series)
+        return series_table(self._series)
+
     def save(self, out: str | Path) -> Path:
         """Write summary.json and timeseries.parquet into `out`, both or
         neither (vmsched.output). Raises OutputError if they cannot be written."""
@@ -131,13 +139,27 @@ class Result:
     def _write_into(self, staged: OutputSet) -> None:
         """Write this result's files into a staging folder."""
         staged.path("summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
-        self.timeseries.to_parquet(staged.path("timeseries.parquet"), index=False)
+        write_table(self.timeseries_table(), staged.path("timeseries.parquet"))
 
     def __repr__(self) -> str:
         shares = ", ".join(f"{k}={v:.1f}%" for k, v in self.cpu_pct().items())
         if self.is_cluster:
             return f"<Result cluster of {len(self.summary['hosts'])} hosts: {shares}>"
         return f"<Result {self.summary['scheduler']}: {shares}>"
+
+
+#: The columns after the CPU shares: executions on every row, then the
+#: domain's I/O counters (null on VCPU rows); docs/metrics.md.
+COUNT_COLUMNS = ("executions",)
+IO_COLUMNS = (
+    "io_count",
+    "nettx_pkts",
+    "nettx_bytes",
+    "netrx_pkts",
+    "netrx_bytes",
+    "vbd_rd",
+    "vbd_wr",
+)
 
 
 def series_frame(raw: dict[str, Any]):
@@ -162,6 +184,12 @@ def series_frame(raw: dict[str, Any]):
     )
     df.loc[vcpu < 0, "vcpu"] = pd.NA
     df["domain"] = df["domain"].astype(str)
+    for name in COUNT_COLUMNS:
+        df[name] = np.frombuffer(raw[name], dtype="<u8")
+    on_vcpu_rows = vcpu >= 0
+    for name in IO_COLUMNS:
+        values = np.frombuffer(raw[name], dtype="<u8").copy()
+        df[name] = pd.arrays.IntegerArray(values, on_vcpu_rows.copy())
     return df
 
 
@@ -175,6 +203,109 @@ def cluster_series_frame(raw: list[tuple[str, dict[str, Any]]]):
         df.insert(1, "host", host)
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
+
+
+def series_table(raw: dict[str, Any]):
+    """The core's raw columns as a pyarrow Table: each column's bytes are
+    wrapped as they are (shares are widened from float32 to float64, the
+    type the DataFrame has). Reads back with pandas as the same DataFrame
+    as `series_frame`. Neither pandas nor pyarrow.compute is imported."""
+    import numpy as np  # pyarrow imports it anyway
+    import pyarrow as pa
+
+    n = raw["rows"]
+
+    def wrap(kind, key: str, valid: str | None = None):
+        bitmap = None if valid is None else pa.py_buffer(raw[valid])
+        return pa.Array.from_buffers(kind, n, [bitmap, pa.py_buffer(raw[key])])
+
+    domain = [None, pa.py_buffer(raw["domain_offsets"]), pa.py_buffer(raw["domain_data"])]
+    columns = {
+        "time_s": wrap(pa.float64(), "time_s"),
+        "domain": pa.Array.from_buffers(pa.large_string(), n, domain),
+        "vcpu": wrap(pa.int32(), "vcpu", "vcpu_rows"),
+    }
+    for name in ("cpu_pct", "runnable_pct", "blocked_pct"):
+        wide = np.frombuffer(raw[name], dtype="<f4").astype("<f8")
+        columns[name] = pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(wide)])
+    for name in COUNT_COLUMNS:
+        columns[name] = wrap(pa.uint64(), name)
+    for name in IO_COLUMNS:
+        columns[name] = wrap(pa.uint64(), name, "domain_rows")
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
+
+
+def _repeated(text: str, n: int):
+    """A pyarrow large_string array of `n` times `text`, from its buffers
+    (`pyarrow.array` on a list would import pandas to inspect it)."""
+    import array
+
+    import pyarrow as pa
+
+    data = text.encode()
+    offsets = array.array("q", range(0, (n + 1) * len(data), len(data)) if data else [0] * (n + 1))
+    if sys.byteorder != "little":
+        offsets.byteswap()
+    buffers = [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data * n)]
+    return pa.Array.from_buffers(pa.large_string(), n, buffers)
+
+
+def cluster_series_table(raw: list[tuple[str, dict[str, Any]]]):
+    """Each host's table with a `host` column (after `time_s`), one after another."""
+    import pyarrow as pa
+
+    tables = []
+    for host, columns in raw:
+        t = series_table(columns)
+        tables.append(t.add_column(1, "host", _repeated(host, t.num_rows)))
+    return pa.concat_tables(tables)
+
+
+#: How pandas reads back each Arrow type of the series (the DataFrame's dtypes).
+_PANDAS_TYPES = {
+    "double": ("float64", "float64"),
+    "large_string": ("unicode", "object"),
+    "int32": ("int32", "Int32"),
+    "uint64": ("uint64", "uint64"),
+}
+
+
+def _pandas_metadata(table) -> bytes:
+    """The schema metadata pandas writes with a DataFrame, so that
+    `pandas.read_parquet` gives back `Result.timeseries` exactly (nullable
+    integer columns, a range index) without pandas writing the file."""
+    columns = []
+    for field in table.schema:
+        pandas_type, numpy_type = _PANDAS_TYPES[str(field.type)]
+        if field.name in IO_COLUMNS:
+            numpy_type = "UInt64"
+        columns.append(
+            {
+                "name": field.name,
+                "field_name": field.name,
+                "pandas_type": pandas_type,
+                "numpy_type": numpy_type,
+                "metadata": None,
+            }
+        )
+    meta = {
+        "index_columns": [
+            {"kind": "range", "name": None, "start": 0, "stop": table.num_rows, "step": 1}
+        ],
+        "column_indexes": [
+            {
+                "name": None,
+                "field_name": None,
+                "pandas_type": "unicode",
+                "numpy_type": "object",
+                "metadata": {"encoding": "UTF-8"},
+            }
+        ],
+        "columns": columns,
+        "attributes": {},
+        "creator": {"library": "vmsched", "version": _core.__version__},
+    }
+    return json.dumps(meta).encode()
 
 
 def prepare_out_dir(out: str | Path) -> Path:
@@ -223,6 +354,14 @@ def write_atomic(path: Path, text: str | bytes) -> None:
 def write_parquet_atomic(df, path: Path) -> None:
     """Write a DataFrame as Parquet, whole or not at all."""
     _write_whole(path, lambda tmp: df.to_parquet(tmp, index=False))
+
+
+def write_table(table, path: str | Path) -> None:
+    """Write the series' pyarrow Table as Parquet that pandas reads back as
+    `Result.timeseries` (into a run's staging folder, vmsched.output)."""
+    import pyarrow.parquet as pq
+
+    pq.write_table(table.replace_schema_metadata({b"pandas": _pandas_metadata(table)}), path)
 
 
 class _TerminalProgress:

@@ -5,13 +5,24 @@ The cases come from the core (`vmsched._core.bench_cases`), the same ones
 fastest repetition is kept, as the least disturbed by the rest of the machine.
 With `trace=True` each case is also measured writing both traces (trace.txt
 and trace.xentrace, into a temporary folder removed afterwards), which gives
-the cost of tracing. This measures; it asserts nothing.
+the cost of tracing.
+
+Peak memory is measured in a fresh process per case (the largest resident
+set the operating system saw): `peak_mib` simulates the case and nothing
+else. The whole-command cases (`_core.bench_commands`) time `vmsched run
+--out` as a user runs it, from process start to results written, and give
+its peak beside the engine-only peak of the same scenario, so that what the
+results path adds is visible. `baseline_mib` is the peak of a process that
+only imports the engine. This measures; it asserts nothing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,6 +31,7 @@ from typing import Any
 from vmsched import _core
 from vmsched.api import catalogue
 from vmsched.errors import from_core, unknown_name
+from vmsched.scenario import load
 
 #: Repetitions of each case; the fastest is reported.
 REPEATS = 3
@@ -56,6 +68,64 @@ def _measure(scenario_json: str, trace_dir: Path | None = None) -> dict[str, flo
     return result
 
 
+def _child(argv: list[str]) -> tuple[float, float]:
+    """Run `python argv...` to its end: (wall seconds, peak resident MiB)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    err = proc.stderr.read()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark process failed: {' '.join(argv)}: {err.decode()}")
+    # ru_maxrss is in KiB on Linux.
+    return wall, usage.ru_maxrss / 1024
+
+
+#: A process that simulates a scenario (JSON file argv[1]) and nothing else.
+_ENGINE_ONLY = (
+    "import sys; from vmsched import _core; "
+    "s = _core.Sim(open(sys.argv[1]).read()); s.run_until(2**64 - 1)"
+)
+
+
+def _engine_peak_mib(scenario_json: str, tmp: Path) -> float:
+    path = tmp / "scenario.json"
+    path.write_text(scenario_json)
+    return _child(["-c", _ENGINE_ONLY, str(path)])[1]
+
+
+def _baseline_mib() -> float:
+    """Peak of a process that imports the engine and does nothing."""
+    return _child(["-c", "from vmsched import _core"])[1]
+
+
+def _measure_command(toml_text: str, repeats: int, tmp: Path) -> dict[str, float]:
+    """The whole `vmsched run SCENARIO --out DIR`, best of `repeats`."""
+    scenario = tmp / "scenario.toml"
+    scenario.write_text(toml_text)
+    out = tmp / "out"
+    runs = []
+    for _ in range(repeats):
+        runs.append(_child(["-m", "vmsched", "run", str(scenario), "--out", str(out)]))
+    summary = json.loads((out / "summary.json").read_text())
+    wall = min(w for w, _ in runs)
+    engine = _engine_peak_mib(load(scenario).to_json(), tmp)
+    return {
+        "wall_s": wall,
+        "simulated_s": summary["duration_s"],
+        "events": summary["events"],
+        "events_per_s": summary["events"] / wall,
+        "realtime_factor": summary["duration_s"] / wall,
+        "peak_mib": max(m for _, m in runs),
+        "engine_peak_mib": engine,
+        "results_bytes": sum(f.stat().st_size for f in out.iterdir()),
+    }
+
+
 def _best(scenario_json: str, repeats: int, trace_dir: Path | None = None) -> dict[str, float]:
     runs = (_measure(scenario_json, trace_dir) for _ in range(repeats))
     return min(runs, key=lambda m: m["wall_s"])
@@ -68,7 +138,12 @@ def run_benchmarks(
 
     Returns a dict with the machine, the settings and one entry per case:
     events per wall second, simulated seconds per wall second
-    (`realtime_factor`) and bytes of model state per VCPU, best of `repeats`.
+    (`realtime_factor`) and bytes of model state per VCPU, best of `repeats`,
+    and the peak memory of a process simulating it (`peak_mib`). `commands`
+    has the whole-command cases: the same figures for `vmsched run --out`
+    from process start to results written, its peak beside the engine-only
+    peak (`engine_peak_mib`), and `peak_ratio`, the first over the second
+    once the `baseline_mib` of an idle process is taken from both.
     With `trace`, each case also has `traced`: the same measured while
     writing trace.txt and trace.xentrace, their size (`trace_bytes`) and
     the extra wall time in percent (`cost_pct`).
@@ -77,15 +152,26 @@ def run_benchmarks(
     if scheduler not in known:
         raise unknown_name("scheduler", scheduler, known, path="--scheduler")
     cases = []
+    commands = []
     try:
         with tempfile.TemporaryDirectory(prefix="vmsched-bench-") as tmp:
+            baseline = _baseline_mib()
             for name, about, scenario_json in _core.bench_cases(scheduler, quick):
                 case = {"name": name, "about": about, **_best(scenario_json, repeats)}
+                case["peak_mib"] = _engine_peak_mib(scenario_json, Path(tmp))
                 if trace:
                     traced = _best(scenario_json, repeats, Path(tmp))
                     traced["cost_pct"] = (traced["wall_s"] / case["wall_s"] - 1) * 100
                     case["traced"] = traced
                 cases.append(case)
+            for name, about, toml_text in _core.bench_commands(scheduler, quick):
+                cmd = {"name": name, "about": about}
+                cmd.update(_measure_command(toml_text, repeats, Path(tmp)))
+                # What the results path adds, over the engine's own memory.
+                cmd["peak_ratio"] = (cmd["peak_mib"] - baseline) / max(
+                    cmd["engine_peak_mib"] - baseline, 1e-9
+                )
+                commands.append(cmd)
     except Exception as exc:  # noqa: BLE001 - translated, never swallowed
         raise from_core(exc, None) from None
     return {
@@ -100,5 +186,7 @@ def run_benchmarks(
             "processor": platform.processor() or platform.machine(),
             "cpus": os.cpu_count(),
         },
+        "baseline_mib": baseline,
         "cases": cases,
+        "commands": commands,
     }

@@ -12,6 +12,8 @@ is simulated; 3 the results could not be written (a full disk), nothing kept;
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import os
 import re
@@ -20,19 +22,15 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
 import vmsched
-from vmsched import budget, monitor, tabular
-from vmsched import compare as compare_cmd
-from vmsched import plot as plot_cmd
+from vmsched import budget, tabular
 from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
-from vmsched.bench import REPEATS, run_benchmarks
 from vmsched.errors import (
     InternalError,
     Interrupted,
@@ -56,6 +54,10 @@ EXIT_UNWRITABLE = 3
 DOCS_DIR = Path(__file__).resolve().parent / "docs"
 
 BUG_NOTE = "this is a bug in vmsched; please report it with the command that triggers it"
+
+#: A screen's worth of domains: `vmsched run` on a host with more shows the
+#: first ones and one line for the rest (summary.json has every domain).
+SHOWN_DOMAINS = 30
 
 
 def _console() -> Console:
@@ -103,12 +105,14 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
 
 
 def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) -> Table:
-    """One row per domain (and per VCPU of multi-VCPU domains, or with -v)."""
+    """One row per domain (and per VCPU of multi-VCPU domains, or with -v);
+    beyond SHOWN_DOMAINS domains, one row averages the rest."""
     measured_ns = measured_s * 1e9
     table = Table(show_edge=False, header_style="bold")
     table.add_column("domain", no_wrap=True)
     for col in ("CPU %", "runnable %", "blocked %", "ctx switches", "wake p50 µs", "wake p99 µs"):
         table.add_column(col, justify="right")
+    domains, rest = domains[:SHOWN_DOMAINS], domains[SHOWN_DOMAINS:]
     for d in domains:
         vcpus = d["vcpus"]
         single = len(vcpus) == 1
@@ -134,7 +138,19 @@ def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) 
                 _fmt_us(v["wake_latency_us"]["p50"]),
                 _fmt_us(v["wake_latency_us"]["p99"]),
             )
+    if rest:
+        mean = {k: sum(d[k] for d in rest) / len(rest) for k in _SHARES}
+        table.add_row(
+            f"{len(rest):,} more (mean)",
+            *(_fmt_pct(mean[k]) for k in _SHARES),
+            str(sum(v["context_switches"] for d in rest for v in d["vcpus"])),
+            "",
+            "",
+        )
     return table
+
+
+_SHARES = ("cpu_pct", "runnable_pct", "blocked_pct")
 
 
 def _io_table(doms: list[dict[str, Any]]) -> Table | None:
@@ -145,7 +161,7 @@ def _io_table(doms: list[dict[str, Any]]) -> Table | None:
     table.add_column("domain", no_wrap=True)
     for col in ("exec/s", "I/O per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
         table.add_column(col, justify="right")
-    for d in doms:
+    for d in doms[:SHOWN_DOMAINS]:
         xm, xt = d["xenmon"], d["xentop"]
         table.add_row(
             d["name"] + (" (driver)" if d["driver"] else ""),
@@ -178,8 +194,14 @@ def _print_host(
     io = _io_table(s["domains"])
     if io is not None:
         out.print(io)
-    for d in s["domains"]:
+    for d in s["domains"][:SHOWN_DOMAINS]:
         out.print(f"{d['name']}: {_workload_text(d['workload'])}")
+    hidden = len(s["domains"]) - SHOWN_DOMAINS
+    if hidden > 0:
+        out.print(
+            f"{hidden:,} more domains not listed: every domain is in summary.json "
+            "(--out DIR, or --json)"
+        )
     if verbose:
         params = ", ".join(f"{k}={v}" for k, v in s["scheduler_params"].items())
         counters = ", ".join(f"{k}={v}" for k, v in s["scheduler_counters"].items())
@@ -366,6 +388,8 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
             page = DOCS_DIR / "schedulers" / f"{s['name']}.md"
             summary = doc_summary(page)
             if summary is not None:
+                from rich.markdown import Markdown  # markdown-it: only here
+
                 out.print(Markdown(summary))
                 out.print(f"More in docs/schedulers/{s['name']}.md")
         out.print()
@@ -403,12 +427,14 @@ def cmd_workloads(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """`vmsched bench`: measure the standard cases, print them, save bench.json."""
+    from vmsched.bench import run_benchmarks
+
     if args.out is not None:
         prepare_out_dir(args.out)
     report = run_benchmarks(args.scheduler, quick=args.quick, repeats=args.repeat, trace=args.trace)
     table = Table(show_edge=False, header_style="bold")
     table.add_column("case", no_wrap=True)
-    for col in ("events/s", "simulated s per wall s", "bytes per VCPU", "best wall s"):
+    for col in ("events/s", "simulated s per wall s", "bytes per VCPU", "peak MiB", "best wall s"):
         table.add_column(col, justify="right")
     for c in report["cases"]:
         table.add_row(
@@ -416,14 +442,34 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"{c['events_per_s'] / 1e6:.2f} M",
             f"{c['realtime_factor']:,.0f}",
             f"{c['bytes_per_vcpu']:,.0f}",
+            f"{c['peak_mib']:,.0f}",
             f"{c['wall_s']:.3f}",
         )
     out = _console()
     mode = "short" if args.quick else "full-length"
     out.print(f"{report['scheduler']}, {mode} runs, best of {report['repeats']}, on one core:")
-    for c in report["cases"]:
+    for c in report["cases"] + report["commands"]:
         out.print(f"  {c['name']}: {c['about']}, {c['simulated_s']:g} simulated s")
     out.print(table)
+    commands = Table(show_edge=False, header_style="bold")
+    commands.add_column("whole command", no_wrap=True)
+    for col in ("events/s", "simulated s per wall s", "peak MiB", "engine MiB", "ratio", "wall s"):
+        commands.add_column(col, justify="right")
+    for c in report["commands"]:
+        commands.add_row(
+            c["name"],
+            f"{c['events_per_s'] / 1e6:.2f} M",
+            f"{c['realtime_factor']:,.0f}",
+            f"{c['peak_mib']:,.0f}",
+            f"{c['engine_peak_mib']:,.0f}",
+            f"{c['peak_ratio']:.2f}",
+            f"{c['wall_s']:.3f}",
+        )
+    out.print(commands)
+    out.print(
+        f"peak MiB: a process running just that; ratio: the command's peak over the "
+        f"engine's, less an idle process's {report['baseline_mib']:,.0f} MiB"
+    )
     if args.trace:
         out.print("The same, writing trace.txt and trace.xentrace (docs/trace.md):")
         traced = Table(show_edge=False, header_style="bold")
@@ -449,29 +495,62 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ the parser
 
 
-def _add_alert(sub: argparse._SubParsersAction) -> None:
-    """`vmsched alert`, when the vmsched.alert module exists (it registers its
-    own options with `add_parser` and runs with `main(args) -> int`)."""
-    try:
-        import vmsched.alert as alert
-    except ModuleNotFoundError as exc:
-        if exc.name != "vmsched.alert":
-            raise
-        return
-    alert.add_parser(sub)
-    sub.choices["alert"].set_defaults(func=alert.main)
+class Command(NamedTuple):
+    """One sub-command, as the parser lists it before loading it."""
+
+    #: One line, for `vmsched --help`.
+    help: str
+    #: "module:function": `function(subparsers, parents)` adds the command's
+    #: full parser (options, `func`). The module is imported only when the
+    #: command is the one run (or the full parser is built).
+    register: str
+    #: A module without which the command does not exist ("" for none).
+    needs: str = ""
 
 
-def _add_reproduce(sub: argparse._SubParsersAction) -> None:
-    """`vmsched reproduce`, when the vmsched.reproduce package exists (it registers its
-    own options with `add_parser` and runs with `main(args) -> int`)."""
-    try:
-        import vmsched.reproduce as reproduce
-    except ModuleNotFoundError as exc:
-        if exc.name != "vmsched.reproduce":
-            raise
-        return
-    reproduce.add_parser(sub)
+#: Every sub-command, in `vmsched --help` order. A new command is one row
+#: here, plus its module's `add_parser(subparsers, parents)`.
+COMMANDS: dict[str, Command] = {
+    "run": Command(
+        "simulate a scenario; print a per-domain table; save the results", "vmsched.cli:_add_run"
+    ),
+    "validate": Command("check scenario files without simulating", "vmsched.cli:_add_validate"),
+    "schedulers": Command(
+        "list the schedulers and their parameters", "vmsched.cli:_add_schedulers"
+    ),
+    "workloads": Command(
+        "list the workloads, their parameters and metrics", "vmsched.cli:_add_workloads"
+    ),
+    "bench": Command(
+        "measure the engine's speed and memory on standard scenarios", "vmsched.cli:_add_bench"
+    ),
+    "top": Command(
+        "watch a simulation live, xentop-style (or print its frames with --batch)",
+        "vmsched.cli:_add_top",
+    ),
+    "alert": Command(
+        "the ALERT allocation-error benchmark (Cherkasova et al. 2007)",
+        "vmsched.cli:_add_alert",
+        needs="vmsched.alert",
+    ),
+    "reproduce": Command(
+        "reproduce a published experiment: results.csv, report.md/.html, figures",
+        "vmsched.cli:_add_reproduce",
+        needs="vmsched.reproduce",
+    ),
+    "plot": Command(
+        "draw cpu.png and latency.png from a `vmsched run --out` folder",
+        "vmsched.plot:add_parser",
+    ),
+    "compare": Command(
+        "run one scenario under several schedulers and parameter variants; write a report",
+        "vmsched.compare:add_parser",
+    ),
+    "sweep": Command(
+        "run a scenario over axes of parameters and seeds; tidy Parquet results and a report",
+        "vmsched.cli:_add_sweep",
+    ),
+}
 
 
 def _add_sweep(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -514,30 +593,21 @@ class _Parser(argparse.ArgumentParser):
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `vmsched` argument parser, with every subcommand."""
-    parser = _Parser(
-        prog="vmsched",
-        description="A laboratory for CPU scheduling of virtual machines.",
-        epilog="exit status: 0 success, 1 internal error (a bug), 2 bad input, 3 results "
-        "could not be written, 130/143 interrupted. Docs: docs/cli.md",
-    )
-    parser.add_argument("--version", action="version", version=f"vmsched {vmsched.__version__}")
-    verbose_help = "more detail: per-VCPU rows, scheduler counters, tracebacks of internal errors"
-    parser.add_argument("-v", "--verbose", action="store_true", help=verbose_help)
-    # -v after the subcommand too; SUPPRESS keeps the value given before it.
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=verbose_help
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+def _add(
+    sub: argparse._SubParsersAction,
+    parents: Sequence[argparse.ArgumentParser],
+    name: str,
+    func: Callable[[argparse.Namespace], int],
+) -> argparse.ArgumentParser:
+    """A built-in command's parser, with its help from COMMANDS."""
+    about = COMMANDS[name].help
+    p = sub.add_parser(name, parents=list(parents), help=about, description=about)
+    p.set_defaults(func=func)
+    return p
 
-    def add(name: str, func: Callable[[argparse.Namespace], int], help: str) -> Any:
-        p = sub.add_parser(name, parents=[common], help=help, description=help)
-        p.set_defaults(func=func)
-        return p
 
-    p = add("run", cmd_run, "simulate a scenario; print a per-domain table; save the results")
+def _add_run(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser]) -> None:
+    p = _add(sub, parents, "run", cmd_run)
     p.add_argument("scenario", metavar="SCENARIO", help="scenario TOML file")
     p.add_argument(
         "--out", metavar="DIR", help="write summary.json and timeseries.parquet into DIR"
@@ -557,18 +627,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write DIR/trace.xentrace: the scheduler's events as Xen trace records",
     )
 
-    p = add("validate", cmd_validate, "check scenario files without simulating")
+
+def _add_validate(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser]):
+    p = _add(sub, parents, "validate", cmd_validate)
     p.add_argument("scenarios", metavar="SCENARIO", nargs="+", help="scenario TOML files")
 
-    p = add("schedulers", cmd_schedulers, "list the schedulers and their parameters")
+
+def _add_schedulers(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser]):
+    p = _add(sub, parents, "schedulers", cmd_schedulers)
     p.add_argument("name", metavar="NAME", nargs="?", help="one scheduler, with its docs summary")
     tabular.add_format_option(p)
 
-    p = add("workloads", cmd_workloads, "list the workloads, their parameters and metrics")
+
+def _add_workloads(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser]):
+    p = _add(sub, parents, "workloads", cmd_workloads)
     p.add_argument("name", metavar="NAME", nargs="?", help="one workload")
     tabular.add_format_option(p)
 
-    p = add("bench", cmd_bench, "measure the engine's speed and memory on standard scenarios")
+
+def _add_bench(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser]):
+    from vmsched.bench import REPEATS
+
+    p = _add(sub, parents, "bench", cmd_bench)
     p.add_argument("--scheduler", default="credit", metavar="NAME", help="default: credit")
     p.add_argument("--quick", action="store_true", help="short runs (seconds in all)")
     p.add_argument(
@@ -581,15 +661,72 @@ def build_parser() -> argparse.ArgumentParser:
         help="also measure each case writing trace.txt and trace.xentrace (the cost of tracing)",
     )
 
-    p = add("top", monitor.main, monitor.HELP)
+
+def _add_top(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser]):
+    from vmsched import monitor
+
+    p = _add(sub, parents, "top", monitor.main)
     monitor.add_arguments(p)
 
-    _add_alert(sub)
-    _add_reproduce(sub)
-    # Each registers its own parser and `func`; matplotlib loads only when they run.
-    plot_cmd.add_parser(sub, [common])
-    compare_cmd.add_parser(sub, [common])
-    _add_sweep(sub, [common])
+
+def _add_alert(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser]):
+    """`vmsched alert` registers its own options with `add_parser` and runs
+    with `main(args) -> int`."""
+    import vmsched.alert as alert
+
+    alert.add_parser(sub)
+    sub.choices["alert"].set_defaults(func=alert.main)
+
+
+def _add_reproduce(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser]):
+    """`vmsched reproduce` registers its own options (and `func`) with `add_parser`."""
+    import vmsched.reproduce as reproduce
+
+    reproduce.add_parser(sub)
+
+
+def _exists(module: str) -> bool:
+    """Is there such a module (found without importing it)?"""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The sub-command `argv` runs: its first word that is not an option (the
+    global options take no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The `vmsched` argument parser. With `argv`, only the command it runs is
+    loaded in full (its module imported, its options added); the others are
+    listed by name and help alone. Without, every command is loaded."""
+    parser = _Parser(
+        prog="vmsched",
+        description="A laboratory for CPU scheduling of virtual machines.",
+        epilog="exit status: 0 success, 1 internal error (a bug), 2 bad input, 3 results "
+        "could not be written, 130/143 interrupted. Docs: docs/cli.md",
+    )
+    parser.add_argument("--version", action="version", version=f"vmsched {vmsched.__version__}")
+    verbose_help = "more detail: per-VCPU rows, scheduler counters, tracebacks of internal errors"
+    parser.add_argument("-v", "--verbose", action="store_true", help=verbose_help)
+    # -v after the subcommand too; SUPPRESS keeps the value given before it.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=verbose_help
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    wanted = None if argv is None else _command_in(argv)
+    for name, command in COMMANDS.items():
+        if command.needs and not _exists(command.needs):
+            continue
+        if argv is None or name == wanted:
+            module, function = command.register.split(":")
+            getattr(importlib.import_module(module), function)(sub, [common])
+        else:
+            sub.add_parser(name, help=command.help, add_help=False)
     return parser
 
 
@@ -599,7 +736,9 @@ def _error(message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     restore_signals = install_signal_handlers()
     try:

@@ -48,6 +48,29 @@ fn big_host(sched: &str, duration_s: f64) -> String {
     s
 }
 
+/// A large host: `pcpus` PCPUs and `domains` single-VCPU domains, every
+/// fourth a CPU hog and the others at a 20 % duty cycle of 100 ms (on
+/// 4 domains per PCPU: the hogs hold a quarter of the host, the duty cycles
+/// want 60 % of it, so the host is over-committed and the scheduler places,
+/// balances and steals). The 512-PCPU case, and the scaling series of
+/// `cargo run --release --example scaling`.
+pub fn mixed_host(sched: &str, pcpus: usize, domains: usize, duration_s: f64) -> String {
+    let mut s = format!(
+        "[host]\npcpus = {pcpus}\n[scheduler]\nname = \"{sched}\"\n[run]\nduration_s = {duration_s}\n"
+    );
+    for i in 0..domains {
+        let workload = if i % 4 == 0 {
+            "kind = \"cpu-hog\"\n".to_string()
+        } else {
+            "kind = \"duty-cycle\"\nutil_pct = 20\nperiod_ms = 100\n".to_string()
+        };
+        s.push_str(&format!(
+            "[[domain]]\nname = \"vm{i}\"\n[domain.workload]\n{workload}"
+        ));
+    }
+    s
+}
+
 fn web_server(sched: &str, duration_s: f64) -> String {
     format!(
         r#"
@@ -76,10 +99,10 @@ fn web_server(sched: &str, duration_s: f64) -> String {
 /// The standard cases for scheduler `sched`. `short` gives run lengths
 /// suitable for criterion's repeated sampling.
 pub fn standard_for(sched: &str, short: bool) -> Vec<BenchCase> {
-    let (d1, d2, d3) = if short {
-        (100.0, 2.0, 20.0)
+    let (d1, d2, d3, d4) = if short {
+        (100.0, 2.0, 20.0, 2.0)
     } else {
-        (2000.0, 20.0, 600.0)
+        (2000.0, 20.0, 600.0, 20.0)
     };
     vec![
         BenchCase {
@@ -96,6 +119,40 @@ pub fn standard_for(sched: &str, short: bool) -> Vec<BenchCase> {
             name: "web-1000rps-2pcpu",
             about: "a web server at 1,000 requests/s through a 2-VCPU Dom0 on 2 PCPUs",
             scenario: Scenario::from_toml_str(&web_server(sched, d3)).expect("valid"),
+        },
+        BenchCase {
+            name: "512pcpu-2048dom-mixed",
+            about: "512 PCPUs, 2,048 single-VCPU domains: a quarter CPU hogs, the rest at 20 % duty cycle",
+            scenario: Scenario::from_toml_str(&mixed_host(sched, 512, 2048, d4)).expect("valid"),
+        },
+    ]
+}
+
+/// A case run as a user runs it: the whole `vmsched run --out` command,
+/// process start to results written.
+pub struct CommandCase {
+    /// Short name.
+    pub name: &'static str,
+    /// What it exercises.
+    pub about: &'static str,
+    /// The scenario file's text (TOML).
+    pub toml: String,
+}
+
+/// The whole-command cases for scheduler `sched`: three CPU hogs for one
+/// simulated hour (100 s with `short`), and the 512-PCPU mixed host.
+pub fn commands_for(sched: &str, short: bool) -> Vec<CommandCase> {
+    let (hour, big) = if short { (100.0, 2.0) } else { (3600.0, 20.0) };
+    vec![
+        CommandCase {
+            name: "three-hogs-1h-command",
+            about: "vmsched run --out: three CPU hogs on 2 PCPUs, one simulated hour",
+            toml: three_hogs(sched, hour),
+        },
+        CommandCase {
+            name: "512pcpu-2048dom-command",
+            about: "vmsched run --out: the 512-PCPU, 2,048-domain mixed host",
+            toml: mixed_host(sched, 512, 2048, big),
         },
     ]
 }

@@ -1,4 +1,10 @@
-//! A fixed-size set of PCPUs (Xen's `cpumask_t`), with Xen's `cycle` operation.
+//! A set of PCPUs (Xen's `cpumask_t`), with Xen's `cycle` operation.
+//!
+//! The storage is fixed (room for the largest host, so that a mask is a
+//! plain `Copy` value), but every operation touches only the words in use:
+//! a mask remembers how many of its words may hold a member (`used`; every
+//! word beyond is zero), so on a 2-PCPU host an intersection, a test for
+//! emptiness or a walk over the members is one word's work, not eight.
 
 use crate::ids::PcpuId;
 
@@ -8,9 +14,25 @@ const WORDS: usize = 8;
 pub const MAX_PCPUS: usize = WORDS * 64;
 
 /// A set of PCPUs.
-#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[derive(Clone, Copy, Default)]
 pub struct CpuMask {
     w: [u64; WORDS],
+    /// Words that may hold a member; every word from here on is zero.
+    used: u8,
+}
+
+// Equality and hashing are of the members alone (`used` is a bound, and two
+// equal sets may have different bounds).
+impl PartialEq for CpuMask {
+    fn eq(&self, o: &Self) -> bool {
+        self.w == o.w
+    }
+}
+impl Eq for CpuMask {}
+impl std::hash::Hash for CpuMask {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.w.hash(h);
+    }
 }
 
 impl std::fmt::Debug for CpuMask {
@@ -22,7 +44,16 @@ impl std::fmt::Debug for CpuMask {
 impl CpuMask {
     /// The empty set.
     pub const fn empty() -> CpuMask {
-        CpuMask { w: [0; WORDS] }
+        CpuMask {
+            w: [0; WORDS],
+            used: 0,
+        }
+    }
+
+    /// The words that may hold a member.
+    #[inline]
+    fn words(&self) -> usize {
+        usize::from(self.used)
     }
 
     /// PCPUs 0..n.
@@ -44,7 +75,9 @@ impl CpuMask {
     /// Add `p`.
     #[inline]
     pub fn set(&mut self, p: PcpuId) {
-        self.w[p.idx() >> 6] |= 1u64 << (p.idx() & 63);
+        let wi = p.idx() >> 6;
+        self.w[wi] |= 1u64 << (p.idx() & 63);
+        self.used = self.used.max(wi as u8 + 1);
     }
 
     /// Remove `p`.
@@ -62,20 +95,20 @@ impl CpuMask {
     /// Is the set empty?
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.w.iter().all(|&x| x == 0)
+        self.w[..self.words()].iter().all(|&x| x == 0)
     }
 
     /// Number of PCPUs in the set.
     #[inline]
     pub fn count(&self) -> u32 {
-        self.w.iter().map(|x| x.count_ones()).sum()
+        self.w[..self.words()].iter().map(|x| x.count_ones()).sum()
     }
 
     /// Intersection.
     #[inline]
     pub fn and(&self, o: &CpuMask) -> CpuMask {
         let mut r = *self;
-        for i in 0..WORDS {
+        for i in 0..self.words() {
             r.w[i] &= o.w[i];
         }
         r
@@ -85,9 +118,10 @@ impl CpuMask {
     #[inline]
     pub fn or(&self, o: &CpuMask) -> CpuMask {
         let mut r = *self;
-        for i in 0..WORDS {
+        for i in 0..o.words() {
             r.w[i] |= o.w[i];
         }
+        r.used = self.used.max(o.used);
         r
     }
 
@@ -95,7 +129,7 @@ impl CpuMask {
     #[inline]
     pub fn andnot(&self, o: &CpuMask) -> CpuMask {
         let mut r = *self;
-        for i in 0..WORDS {
+        for i in 0..self.words().min(o.words()) {
             r.w[i] &= !o.w[i];
         }
         r
@@ -104,13 +138,13 @@ impl CpuMask {
     /// Do the sets share a PCPU?
     #[inline]
     pub fn intersects(&self, o: &CpuMask) -> bool {
-        (0..WORDS).any(|i| self.w[i] & o.w[i] != 0)
+        (0..self.words().min(o.words())).any(|i| self.w[i] & o.w[i] != 0)
     }
 
     /// Is every PCPU of `self` in `o`?
     #[inline]
     pub fn is_subset(&self, o: &CpuMask) -> bool {
-        (0..WORDS).all(|i| self.w[i] & !o.w[i] == 0)
+        (0..self.words()).all(|i| self.w[i] & !o.w[i] == 0)
     }
 
     /// The lowest-numbered PCPU, if any.
@@ -122,17 +156,17 @@ impl CpuMask {
     /// The lowest PCPU numbered >= `start`.
     #[inline]
     fn next_from(&self, start: usize) -> Option<PcpuId> {
-        if start >= MAX_PCPUS {
+        let mut wi = start >> 6;
+        if wi >= self.words() {
             return None;
         }
-        let mut wi = start >> 6;
         let mut word = self.w[wi] & (!0u64 << (start & 63));
         loop {
             if word != 0 {
                 return Some(PcpuId((wi * 64 + word.trailing_zeros() as usize) as u32));
             }
             wi += 1;
-            if wi == WORDS {
+            if wi >= self.words() {
                 return None;
             }
             word = self.w[wi];
@@ -160,6 +194,45 @@ impl CpuMask {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The operations against a plain model (a sorted list of members),
+    /// across word boundaries and with masks of different extents.
+    #[test]
+    fn operations_agree_with_a_plain_set() {
+        let sets: [&[u32]; 6] = [&[], &[0], &[1, 63], &[64, 200], &[0, 63, 64, 511], &[511]];
+        let mask = |s: &[u32]| {
+            let mut m = CpuMask::empty();
+            s.iter().for_each(|&p| m.set(PcpuId(p)));
+            m
+        };
+        let members = |m: CpuMask| m.iter().map(|p| p.0).collect::<Vec<_>>();
+        for a in sets {
+            for b in sets {
+                let (ma, mb) = (mask(a), mask(b));
+                let both: Vec<u32> = a.iter().copied().filter(|x| b.contains(x)).collect();
+                let mut either: Vec<u32> = a.iter().chain(b).copied().collect();
+                either.sort_unstable();
+                either.dedup();
+                let only_a: Vec<u32> = a.iter().copied().filter(|x| !b.contains(x)).collect();
+                assert_eq!(members(ma.and(&mb)), both);
+                assert_eq!(members(ma.or(&mb)), either);
+                assert_eq!(members(ma.andnot(&mb)), only_a);
+                assert_eq!(ma.intersects(&mb), !both.is_empty());
+                assert_eq!(ma.is_subset(&mb), only_a.is_empty());
+                assert_eq!(ma == mb, a == b);
+                assert!(ma.and(&mb) == mask(&both));
+            }
+            let m = mask(a);
+            assert_eq!(m.count() as usize, a.len());
+            assert_eq!(m.is_empty(), a.is_empty());
+            assert_eq!(m.first().map(|p| p.0), a.first().copied());
+            // Removing every member leaves a set equal to the empty one.
+            let mut cleared = m;
+            a.iter().for_each(|&p| cleared.clear(PcpuId(p)));
+            assert_eq!(cleared, CpuMask::empty());
+            assert!(cleared.is_empty() && cleared.first().is_none());
+        }
+    }
 
     #[test]
     fn cycle_wraps_like_xen() {

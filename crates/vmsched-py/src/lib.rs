@@ -123,44 +123,140 @@ fn bench_cases(sched: &str, short: bool) -> PyResult<Vec<(String, String, String
     })
 }
 
-/// One host's time series as raw little-endian columns plus domain names.
+/// The whole-command benchmark cases for a scheduler: [(name, about, scenario TOML)].
+#[pyfunction]
+fn bench_commands(sched: &str, short: bool) -> PyResult<Vec<(String, String, String)>> {
+    guarded(|| {
+        Ok(vmsched_core::bench::commands_for(sched, short)
+            .into_iter()
+            .map(|c| (c.name.to_string(), c.about.to_string(), c.toml))
+            .collect())
+    })
+}
+
+/// A value stored little-endian, as Arrow and NumPy read it.
+trait LeBytes: Copy {
+    const SIZE: usize;
+    fn put(self, out: &mut [u8]);
+}
+
+macro_rules! le_bytes {
+    ($($t:ty),*) => {$(
+        impl LeBytes for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            #[inline]
+            fn put(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+le_bytes!(f64, f32, u32, i32, u64);
+
+/// A column as one Python `bytes`, written in place (no intermediate copy).
+fn column<'py, T: LeBytes>(py: Python<'py>, v: &[T]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, v.len() * T::SIZE, |buf| {
+        for (out, &x) in buf.chunks_exact_mut(T::SIZE).zip(v) {
+            x.put(out);
+        }
+        Ok(())
+    })
+}
+
+/// An Arrow validity bitmap (bit i, least significant first, set when
+/// `keep(i)`), padded to whole bytes.
+fn bitmap<'py>(
+    py: Python<'py>,
+    n: usize,
+    keep: impl Fn(usize) -> bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, n.div_ceil(8), |buf| {
+        for (i, byte) in buf.iter_mut().enumerate() {
+            let mut b = 0u8;
+            for bit in 0..8 {
+                let row = i * 8 + bit;
+                if row < n && keep(row) {
+                    b |= 1 << bit;
+                }
+            }
+            *byte = b;
+        }
+        Ok(())
+    })
+}
+
+/// A per-domain-row column spread over every row (0 on VCPU rows, which
+/// the `domain_rows` bitmap marks null).
+fn domain_column<'py>(py: Python<'py>, vcpu: &[i32], v: &[u64]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, vcpu.len() * 8, |buf| {
+        let mut next = v.iter();
+        for (out, &vc) in buf.chunks_exact_mut(8).zip(vcpu) {
+            let x = if vc < 0 {
+                *next.next().expect("one entry per domain row")
+            } else {
+                0
+            };
+            out.copy_from_slice(&x.to_le_bytes());
+        }
+        Ok(())
+    })
+}
+
+/// Each row's domain name as an Arrow `large_string` column: the offsets
+/// (i64, one more than rows) and the UTF-8 bytes.
+fn name_column<'py>(
+    py: Python<'py>,
+    domain: &[u32],
+    names: &[&str],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let total: usize = domain.iter().map(|&d| names[d as usize].len()).sum();
+    let offsets = PyBytes::new_with(py, (domain.len() + 1) * 8, |buf| {
+        let mut at = 0i64;
+        buf[..8].copy_from_slice(&at.to_le_bytes());
+        for (out, &d) in buf[8..].chunks_exact_mut(8).zip(domain) {
+            at += names[d as usize].len() as i64;
+            out.copy_from_slice(&at.to_le_bytes());
+        }
+        Ok(())
+    })?;
+    let data = PyBytes::new_with(py, total, |buf| {
+        let mut at = 0;
+        for &d in domain {
+            let name = names[d as usize].as_bytes();
+            buf[at..at + name.len()].copy_from_slice(name);
+            at += name.len();
+        }
+        Ok(())
+    })?;
+    Ok((offsets, data))
+}
+
+/// One host's time series as raw little-endian columns (the types the
+/// engine keeps: f64 times, u32 domain indices, i32 VCPU numbers, f32
+/// shares, u64 counts), each row's domain name as Arrow string buffers,
+/// Arrow validity bitmaps of the domain rows and of the VCPU rows, the row
+/// count and the domain names. Python wraps these bytes in Arrow arrays
+/// without converting them (`vmsched.api`).
 fn series_dict<'py>(py: Python<'py>, sim: &Simulation) -> PyResult<Bound<'py, PyDict>> {
     let s = sim.series();
     let d = PyDict::new(py);
-    fn bytes<T: Copy>(v: &[T], f: impl Fn(T) -> Vec<u8>) -> Vec<u8> {
-        v.iter().flat_map(|&x| f(x)).collect()
+    d.set_item("rows", s.len())?;
+    d.set_item("time_s", column(py, &s.time_s)?)?;
+    d.set_item("domain", column(py, &s.domain)?)?;
+    d.set_item("vcpu", column(py, &s.vcpu)?)?;
+    d.set_item("cpu_pct", column(py, &s.cpu_pct)?)?;
+    d.set_item("runnable_pct", column(py, &s.runnable_pct)?)?;
+    d.set_item("blocked_pct", column(py, &s.blocked_pct)?)?;
+    d.set_item("executions", column(py, &s.executions)?)?;
+    for (name, col) in s.io.named() {
+        d.set_item(name, domain_column(py, &s.vcpu, col)?)?;
     }
-    d.set_item(
-        "time_s",
-        PyBytes::new(py, &bytes(&s.time_s, |x: f64| x.to_le_bytes().to_vec())),
-    )?;
-    d.set_item(
-        "domain",
-        PyBytes::new(py, &bytes(&s.domain, |x: u32| x.to_le_bytes().to_vec())),
-    )?;
-    d.set_item(
-        "vcpu",
-        PyBytes::new(py, &bytes(&s.vcpu, |x: i32| x.to_le_bytes().to_vec())),
-    )?;
-    d.set_item(
-        "cpu_pct",
-        PyBytes::new(py, &bytes(&s.cpu_pct, |x: f32| x.to_le_bytes().to_vec())),
-    )?;
-    d.set_item(
-        "runnable_pct",
-        PyBytes::new(
-            py,
-            &bytes(&s.runnable_pct, |x: f32| x.to_le_bytes().to_vec()),
-        ),
-    )?;
-    d.set_item(
-        "blocked_pct",
-        PyBytes::new(
-            py,
-            &bytes(&s.blocked_pct, |x: f32| x.to_le_bytes().to_vec()),
-        ),
-    )?;
-    let names: Vec<String> = sim.domains().iter().map(|d| d.name.clone()).collect();
+    d.set_item("domain_rows", bitmap(py, s.len(), |i| s.vcpu[i] < 0)?)?;
+    d.set_item("vcpu_rows", bitmap(py, s.len(), |i| s.vcpu[i] >= 0)?)?;
+    let names: Vec<&str> = sim.domains().iter().map(|d| d.name.as_str()).collect();
+    let (offsets, data) = name_column(py, &s.domain, &names)?;
+    d.set_item("domain_offsets", offsets)?;
+    d.set_item("domain_data", data)?;
     d.set_item("domain_names", names)?;
     Ok(d)
 }
@@ -199,7 +295,7 @@ impl Sim {
         guarded(|| Ok(self.sim.summary(wall_s).to_string()))
     }
 
-    /// The time series as raw little-endian columns plus domain names.
+    /// The time series as raw little-endian columns (see `series_dict`).
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         guarded(|| series_dict(py, &self.sim))
     }
@@ -334,6 +430,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(bench_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_commands, m)?)?;
     m.add_class::<Sim>()?;
     m.add_class::<ClusterSim>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

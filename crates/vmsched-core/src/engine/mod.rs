@@ -3,7 +3,10 @@
 //!
 //! One thread, one event queue, integer-nanosecond time. Cancellation is by
 //! generation counters: a timer event carries the generation it was armed with
-//! and a stale pop is dropped. Randomness comes only from per-workload seeded
+//! and a stale pop is dropped. The queue also takes a stale softirq, slice
+//! or scheduler timer off at once (armed again, or cancelled here with
+//! [`EventQueue::cancel`]), so that those are never popped. Randomness comes
+//! only from per-workload seeded
 //! streams. Same scenario + same seed ⇒ identical results.
 
 mod io;
@@ -11,7 +14,7 @@ mod queue;
 mod summary;
 mod tracing;
 
-pub use queue::{Event, EventQueue};
+pub use queue::{Event, EventQueue, Timer};
 
 use crate::cpumask::CpuMask;
 use crate::domain::{Domain, RunState, Vcpu, WorkItem, BACKEND, FOREVER, TAG_MASK, URGENT};
@@ -19,7 +22,7 @@ use crate::error::SimError;
 use crate::host::{Platform, Topology};
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::io::IoState;
-use crate::metrics::Series;
+use crate::metrics::{IoCounters, Series};
 use crate::params::Params;
 use crate::rng::{stream_key, Rng};
 use crate::scenario::{Action, ActionWhat, DomainAdmin, DomainOps, Scenario};
@@ -112,6 +115,7 @@ impl World {
         if let Some(slot) = self.sched_timers.get_mut(id as usize) {
             slot.0 = slot.0.wrapping_add(1);
         }
+        self.queue.cancel(Timer::Sched(id));
     }
 
     pub(crate) fn arm_workload_timer(&mut self, dom: DomId, at: Time, token: u32) {
@@ -270,8 +274,11 @@ pub struct Simulation {
     admin: Vec<DomainAdmin>,
     global_params: Params,
     series: Series,
-    /// Cumulative [running, runnable, blocked] per VCPU at the last sample.
-    sample_prev: Vec<[u64; 3]>,
+    /// Cumulative [running, runnable, blocked, context switches] per VCPU
+    /// at the last sample.
+    sample_prev: Vec<[u64; 4]>,
+    /// Cumulative I/O counters per domain at the last sample.
+    io_prev: Vec<IoCounters>,
     last_sample: Time,
     measure_from: Time,
     end: Time,
@@ -438,6 +445,7 @@ impl Simulation {
             .map(|d| Rng::new(scenario.run.seed, stream_key(&d.name)))
             .collect();
         let nv = world.vcpus.len();
+        let ndoms = world.doms.len();
         let end = Time(scenario.run.duration_ns);
         let mut sim = Simulation {
             w: world,
@@ -458,7 +466,8 @@ impl Simulation {
                 source: serde_json::Value::Null,
             },
             series: Series::default(),
-            sample_prev: vec![[0; 3]; nv],
+            sample_prev: vec![[0; 4]; nv],
+            io_prev: vec![[0; 7]; ndoms],
             last_sample: Time::ZERO,
             measure_from: Time::ZERO,
             end,
@@ -772,6 +781,7 @@ impl Simulation {
             pc.slice_gen = pc.slice_gen.wrapping_add(1);
             pc.schedules += 1;
         }
+        self.w.queue.cancel(Timer::Slice(p));
         let now = self.w.now;
         let prev = self.w.pcpus[pi].current;
         if let Some(v) = prev {
@@ -923,13 +933,15 @@ impl Simulation {
         let t = now.as_secs_f64();
         for d in 0..self.w.doms.len() {
             let (first, n) = (self.w.doms[d].first_vcpu, self.w.doms[d].nvcpus);
-            let mut dom_tot = [0u64; 3];
+            let mut dom_tot = [0u64; 4];
             for vi in first..first + n {
-                let cur = self.w.vcpus[vi as usize].state_ns_at(now);
+                let vc = &self.w.vcpus[vi as usize];
+                let st = vc.state_ns_at(now);
+                let cur = [st[0], st[1], st[2], vc.context_switches];
                 let prev = self.sample_prev[vi as usize];
-                let delta = [cur[0] - prev[0], cur[1] - prev[1], cur[2] - prev[2]];
-                self.sample_prev[vi as usize] = [cur[0], cur[1], cur[2]];
-                for k in 0..3 {
+                let delta: [u64; 4] = std::array::from_fn(|k| cur[k] - prev[k]);
+                self.sample_prev[vi as usize] = cur;
+                for k in 0..4 {
                     dom_tot[k] += delta[k];
                 }
                 let pct = |x: u64| (x as f64 * 100.0 / interval) as f32;
@@ -940,6 +952,7 @@ impl Simulation {
                     pct(delta[0]),
                     pct(delta[1]),
                     pct(delta[2]),
+                    delta[3],
                 );
             }
             let pct = |x: u64| (x as f64 * 100.0 / interval) as f32;
@@ -950,9 +963,36 @@ impl Simulation {
                 pct(dom_tot[0]),
                 pct(dom_tot[1]),
                 pct(dom_tot[2]),
+                dom_tot[3],
             );
+            let cur = self.io_counters(d);
+            let prev = std::mem::replace(&mut self.io_prev[d], cur);
+            self.series
+                .io
+                .push(std::array::from_fn(|k| cur[k] - prev[k]));
         }
         self.last_sample = now;
+    }
+
+    /// Domain `d`'s cumulative I/O counters, as the summary reports them
+    /// (XenMon's I/O count, then xentop's backend view), in
+    /// [`crate::metrics::IoColumns`]' order.
+    fn io_counters(&self, d: usize) -> IoCounters {
+        let io = &self.w.io.stats[d];
+        let io_count = if self.w.doms[d].driver {
+            io.backend_events + io.io_events
+        } else {
+            io.io_events
+        };
+        [
+            io_count,
+            io.rx_pkts,
+            io.rx_bytes,
+            io.tx_pkts,
+            io.tx_bytes,
+            io.disk_reads,
+            io.disk_writes,
+        ]
     }
 
     fn end_warmup(&mut self) {
@@ -971,7 +1011,10 @@ impl Simulation {
             *st = Default::default();
         }
         for s in &mut self.sample_prev {
-            *s = [0; 3];
+            *s = [0; 4];
+        }
+        for s in &mut self.io_prev {
+            *s = [0; 7];
         }
         let now = self.w.now;
         for wl in &mut self.workloads {
@@ -1290,6 +1333,12 @@ impl Simulation {
         self.events
     }
 
+    /// Events in the queue now (benchmarks compare the engine with a bare
+    /// heap of this size).
+    pub fn queue_len(&self) -> usize {
+        self.w.queue.len()
+    }
+
     /// The sampled series so far.
     pub fn series(&self) -> &Series {
         &self.series
@@ -1356,7 +1405,7 @@ impl Simulation {
     /// the total).
     pub fn bytes_per_vcpu(&self) -> f64 {
         let n = self.w.vcpus.len().max(1);
-        let inline = std::mem::size_of::<Vcpu>() + std::mem::size_of::<[u64; 3]>();
+        let inline = std::mem::size_of::<Vcpu>() + std::mem::size_of::<[u64; 4]>();
         let heap: usize = self
             .w
             .vcpus

@@ -1,4 +1,5 @@
-//! The event queue: a binary heap keyed by (time, class, sequence).
+//! The event queue: a binary heap keyed by (time, class, sequence), of
+//! 24-byte entries, from which a cancelled timer is removed.
 //!
 //! The sequence number is assigned at insertion, so events of one class at
 //! the same instant pop in the order they were scheduled: ties are
@@ -7,11 +8,23 @@
 //! effects ([`EventQueue::push_late`], e.g. Credit's accounting after the
 //! ticks), then SCHEDULE_SOFTIRQ ([`EventQueue::push_softirq`]), which Xen
 //! serves after TIMER_SOFTIRQ.
+//!
+//! Three kinds of event are timers with at most one live instance each (a
+//! PCPU's softirq and slice timer, a scheduler timer): arming one again
+//! makes the pending instance stale (its generation no longer matches), and
+//! so does cancelling it. The heap keeps
+//! each such timer's position, so that a timer armed again replaces its stale
+//! instance at once, and [`EventQueue::cancel`] removes it, as Xen's own
+//! `stop_timer` takes a timer off its heap: a cancelled timer is never popped.
+//! Removing an entry does not change the order of the others (keys are
+//! unique), so the run's events are exactly those of a queue that kept
+//! stale entries and dropped them when popped. (A running VCPU's work
+//! completion, [`Event::WorkDone`], is also cancelled by generation, but a
+//! stale one is counted in the run's `events` when popped, as it always
+//! was: taking it off would change `summary.json`, so it stays.)
 
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::time::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// Everything that can happen in a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,49 +54,128 @@ pub enum Event {
     End,
 }
 
-#[derive(Debug)]
-struct Entry {
-    /// time (high 64 bits), class (2 bits: 0 ordinary, 1 late timer,
-    /// 2 softirq), sequence number (low 62 bits): one integer comparison
-    /// orders events.
-    key: u128,
-    ev: Event,
+/// A timer of which at most one instance is pending (see the module's doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Timer {
+    /// A PCPU's SCHEDULE_SOFTIRQ ([`Event::Softirq`]).
+    Softirq(PcpuId),
+    /// A PCPU's slice timer ([`Event::SliceEnd`]).
+    Slice(PcpuId),
+    /// A scheduler timer, by id ([`Event::SchedTimer`]).
+    Sched(u32),
 }
 
-/// Bits of the key holding the sequence number (4.6 × 10^18 events).
-const SEQ_BITS: u32 = 62;
+impl Timer {
+    /// Its kind (as [`Event::encode`] numbers them) and index.
+    #[inline]
+    fn slot(self) -> (usize, u32) {
+        match self {
+            Timer::Softirq(p) => (0, p.0),
+            Timer::Slice(p) => (1, p.0),
+            Timer::Sched(id) => (2, id),
+        }
+    }
+}
+
+/// Event kinds below this are [`Timer`]s.
+const TIMER_KINDS: usize = 3;
+
+/// A queued event in 24 bytes: its time, then one word holding the class
+/// (2 bits), the sequence number (58 bits) and the event's kind (4 bits),
+/// then the event's two 32-bit fields. Comparing (time, word) orders events
+/// by time, class and sequence: the kind, below the unique sequence number,
+/// never decides.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    time: u64,
+    word: u64,
+    a: u32,
+    b: u32,
+}
+
+/// Bits of the word holding the sequence number (2.9 × 10^17 events).
+const SEQ_BITS: u32 = 58;
+/// Bits below the sequence number holding the event's kind.
+const KIND_BITS: u32 = 4;
+
+impl Event {
+    /// The event as (kind, a, b).
+    #[inline]
+    fn encode(self) -> (u64, u32, u32) {
+        match self {
+            Event::Softirq { pcpu, gen } => (0, pcpu.0, gen),
+            Event::SliceEnd { pcpu, gen } => (1, pcpu.0, gen),
+            Event::SchedTimer { id, gen } => (2, id, gen),
+            Event::WorkDone { vcpu, gen } => (3, vcpu.0, gen),
+            Event::WorkloadTimer { dom, token } => (4, dom.0, token),
+            Event::Sample => (5, 0, 0),
+            Event::WarmupEnd => (6, 0, 0),
+            Event::GuestTick { vcpu } => (7, vcpu.0, 0),
+            Event::Io { slot } => (8, slot, 0),
+            Event::Action { index } => (9, index, 0),
+            Event::End => (10, 0, 0),
+        }
+    }
+
+    /// The event [`Event::encode`] gave (kind, a, b).
+    #[inline]
+    fn decode(kind: u64, a: u32, b: u32) -> Event {
+        match kind {
+            0 => Event::Softirq {
+                pcpu: PcpuId(a),
+                gen: b,
+            },
+            1 => Event::SliceEnd {
+                pcpu: PcpuId(a),
+                gen: b,
+            },
+            2 => Event::SchedTimer { id: a, gen: b },
+            3 => Event::WorkDone {
+                vcpu: VcpuId(a),
+                gen: b,
+            },
+            4 => Event::WorkloadTimer {
+                dom: DomId(a),
+                token: b,
+            },
+            5 => Event::Sample,
+            6 => Event::WarmupEnd,
+            7 => Event::GuestTick { vcpu: VcpuId(a) },
+            8 => Event::Io { slot: a },
+            9 => Event::Action { index: a },
+            _ => Event::End,
+        }
+    }
+}
 
 impl Entry {
     #[inline]
-    fn time(&self) -> Time {
-        Time((self.key >> 64) as u64)
+    fn kind(&self) -> u64 {
+        self.word & ((1 << KIND_BITS) - 1)
     }
-}
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
+    fn event(&self) -> Event {
+        Event::decode(self.kind(), self.a, self.b)
+    }
+
+    /// Is it due before `o`?
+    #[inline]
+    fn before(&self, o: &Entry) -> bool {
+        (self.time, self.word) < (o.time, o.word)
     }
 }
 
 /// Deterministic priority queue of events.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    /// A binary min-heap: `heap[i]` is due no later than its children
+    /// `heap[2i + 1]` and `heap[2i + 2]`.
+    heap: Vec<Entry>,
     seq: u64,
+    /// Per timer kind, per index: 1 + the heap position of its pending
+    /// instance, 0 if none.
+    at: [Vec<u32>; TIMER_KINDS],
 }
 
 impl EventQueue {
@@ -109,20 +201,41 @@ impl EventQueue {
     fn push_with(&mut self, t: Time, class: u8, ev: Event) {
         self.seq += 1;
         debug_assert!(self.seq < 1 << SEQ_BITS);
-        let key = (u128::from(t.0) << 64) | (u128::from(class) << SEQ_BITS) | u128::from(self.seq);
-        self.heap.push(Entry { key, ev });
+        let (kind, a, b) = ev.encode();
+        if (kind as usize) < TIMER_KINDS {
+            // Armed again: the pending instance is stale.
+            self.remove_slot(kind as usize, a);
+        }
+        let word = (u64::from(class) << (SEQ_BITS + KIND_BITS)) | (self.seq << KIND_BITS) | kind;
+        let i = self.heap.len();
+        self.heap.push(Entry {
+            time: t.0,
+            word,
+            a,
+            b,
+        });
+        self.sift_up(i);
+    }
+
+    /// Take `timer`'s pending instance, if any, off the queue.
+    #[inline]
+    pub fn cancel(&mut self, timer: Timer) {
+        let (kind, index) = timer.slot();
+        self.remove_slot(kind, index);
     }
 
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| (e.time(), e.ev))
+        let top = *self.heap.first()?;
+        self.remove_at(0);
+        Some((Time(top.time), top.event()))
     }
 
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time())
+        self.heap.first().map(|e| Time(e.time))
     }
 
     /// Events pending.
@@ -134,11 +247,244 @@ impl EventQueue {
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }
+
+    /// Record where `heap[i]` now is, if it is a timer.
+    #[inline]
+    fn note(&mut self, i: usize) {
+        let e = &self.heap[i];
+        let kind = e.kind() as usize;
+        if kind < TIMER_KINDS {
+            let slots = &mut self.at[kind];
+            let index = e.a as usize;
+            if index >= slots.len() {
+                slots.resize(index + 1, 0);
+            }
+            slots[index] = i as u32 + 1;
+        }
+    }
+
+    /// Remove the pending instance of timer (`kind`, `index`), if any.
+    #[inline]
+    fn remove_slot(&mut self, kind: usize, index: u32) {
+        if let Some(&pos) = self.at[kind].get(index as usize) {
+            if pos != 0 {
+                self.remove_at(pos as usize - 1);
+            }
+        }
+    }
+
+    /// Remove `heap[i]`: the last entry takes its place and moves up or down.
+    #[inline]
+    fn remove_at(&mut self, i: usize) {
+        let gone = self.heap[i];
+        let kind = gone.kind() as usize;
+        if kind < TIMER_KINDS {
+            self.at[kind][gone.a as usize] = 0;
+        }
+        let last = self.heap.pop().expect("a queued entry");
+        if i < self.heap.len() {
+            self.heap[i] = last;
+            if i > 0 && last.before(&self.heap[(i - 1) / 2]) {
+                self.sift_up(i);
+            } else {
+                self.sift_down(i);
+            }
+        }
+    }
+
+    /// Move `heap[i]` up to its place (parents move down into the hole).
+    #[inline]
+    fn sift_up(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !e.before(&self.heap[parent]) {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            self.note(i);
+            i = parent;
+        }
+        self.heap[i] = e;
+        self.note(i);
+    }
+
+    /// Move `heap[i]` down to its place (the earlier child moves up).
+    #[inline]
+    fn sift_down(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        let n = self.heap.len();
+        loop {
+            let left = 2 * i + 1;
+            if left >= n {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < n && self.heap[right].before(&self.heap[left]) {
+                right
+            } else {
+                left
+            };
+            if !self.heap[child].before(&e) {
+                break;
+            }
+            self.heap[i] = self.heap[child];
+            self.note(i);
+            i = child;
+        }
+        self.heap[i] = e;
+        self.note(i);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entries_are_small_and_events_survive_the_trip() {
+        assert_eq!(std::mem::size_of::<Entry>(), 24);
+        let all = [
+            Event::Softirq {
+                pcpu: PcpuId(3),
+                gen: u32::MAX,
+            },
+            Event::SliceEnd {
+                pcpu: PcpuId(511),
+                gen: 7,
+            },
+            Event::SchedTimer { id: 9, gen: 1 },
+            Event::WorkDone {
+                vcpu: VcpuId(4095),
+                gen: 2,
+            },
+            Event::WorkloadTimer {
+                dom: DomId(2047),
+                token: 5,
+            },
+            Event::Sample,
+            Event::WarmupEnd,
+            Event::GuestTick { vcpu: VcpuId(1) },
+            Event::Io { slot: 12 },
+            Event::Action { index: 3 },
+            Event::End,
+        ];
+        let mut q = EventQueue::default();
+        for ev in all {
+            q.push(Time(1), ev);
+        }
+        for ev in all {
+            assert_eq!(q.pop(), Some((Time(1), ev)));
+        }
+    }
+
+    /// Against a plain model (every entry kept in a list; a stale timer is
+    /// dropped when it comes due), over a long pseudo-random sequence of
+    /// pushes, re-arms, cancels and pops: the same events in the same order.
+    #[test]
+    fn removing_cancelled_timers_keeps_every_other_event_in_order() {
+        let mut q = EventQueue::default();
+        // (time, class, seq, event) of every entry ever pushed, and each
+        // timer's live generation.
+        let mut model: Vec<(u64, u8, u64, Event)> = Vec::new();
+        let mut live = std::collections::HashMap::new();
+        let (mut seq, mut now, mut gen) = (0u64, 0u64, 0u32);
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rand = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let timer_of = |ev: Event| match ev {
+            Event::Softirq { pcpu, .. } => Some(Timer::Softirq(pcpu)),
+            Event::SliceEnd { pcpu, .. } => Some(Timer::Slice(pcpu)),
+            Event::SchedTimer { id, .. } => Some(Timer::Sched(id)),
+            _ => None,
+        };
+        for _ in 0..20_000 {
+            match rand(8) {
+                0..=3 => {
+                    gen += 1;
+                    let i = rand(5) as u32;
+                    let ev = match rand(6) {
+                        0 => Event::Softirq {
+                            pcpu: PcpuId(i),
+                            gen,
+                        },
+                        1 => Event::SliceEnd {
+                            pcpu: PcpuId(i),
+                            gen,
+                        },
+                        2 => Event::SchedTimer { id: i, gen },
+                        3 => Event::WorkDone {
+                            vcpu: VcpuId(i),
+                            gen,
+                        },
+                        4 => Event::Io { slot: gen },
+                        _ => Event::WorkloadTimer {
+                            dom: DomId(i),
+                            token: gen,
+                        },
+                    };
+                    let (t, class) = (now + rand(50), rand(3) as u8);
+                    seq += 1;
+                    match class {
+                        0 => q.push(Time(t), ev),
+                        1 => q.push_late(Time(t), ev),
+                        _ => q.push_softirq(Time(t), ev),
+                    }
+                    model.push((t, class, seq, ev));
+                    if let Some(tm) = timer_of(ev) {
+                        live.insert(tm, gen);
+                    }
+                }
+                4 => {
+                    let i = rand(5) as u32;
+                    let tm = match rand(3) {
+                        0 => Timer::Softirq(PcpuId(i)),
+                        1 => Timer::Slice(PcpuId(i)),
+                        _ => Timer::Sched(i),
+                    };
+                    q.cancel(tm);
+                    live.remove(&tm);
+                }
+                _ => {
+                    // The model's next live event (stale timers dropped).
+                    let want = loop {
+                        let Some(k) = (0..model.len()).min_by_key(|&k| {
+                            let (t, c, s, _) = model[k];
+                            (t, c, s)
+                        }) else {
+                            break None;
+                        };
+                        let (t, _, _, ev) = model.remove(k);
+                        let stale = timer_of(ev).is_some_and(|tm| {
+                            let g = match ev {
+                                Event::Softirq { gen, .. }
+                                | Event::SliceEnd { gen, .. }
+                                | Event::SchedTimer { gen, .. } => gen,
+                                _ => unreachable!(),
+                            };
+                            live.get(&tm) != Some(&g)
+                        });
+                        if !stale {
+                            if let Some(tm) = timer_of(ev) {
+                                live.remove(&tm);
+                            }
+                            break Some((Time(t), ev));
+                        }
+                    };
+                    let got = q.pop();
+                    assert_eq!(got, want);
+                    if let Some((t, _)) = got {
+                        now = t.0;
+                    }
+                }
+            }
+        }
+        assert!(q.len() <= model.len());
+    }
 
     #[test]
     fn ties_pop_in_insertion_order() {

@@ -66,11 +66,7 @@ impl Simulation {
                 .map(|vi| self.w.vcpus[vi as usize].context_switches)
                 .sum();
             let io = &self.w.io.stats[d];
-            let io_count = if dom.driver {
-                io.backend_events + io.io_events
-            } else {
-                io.io_events
-            };
+            let io_count = self.io_counters(d)[0];
             let per_s = |x: u64| {
                 if measured_s > 0.0 {
                     x as f64 / measured_s

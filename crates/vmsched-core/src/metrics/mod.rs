@@ -5,4 +5,4 @@ mod hist;
 mod series;
 
 pub use hist::LatencyHistogram;
-pub use series::Series;
+pub use series::{IoColumns, IoCounters, Series};
