@@ -1158,6 +1158,7 @@ impl Scheduler for Sedf {
     fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         let p = ctx.processor(v);
         self.del_queue(p, v);
+        ctx.count_queue_op();
         self.extraq_del(p, v, PEN);
         self.extraq_del(p, v, UTIL);
         self.placer.removed(p);
@@ -1181,6 +1182,7 @@ impl Scheduler for Sedf {
             // Woke in extra time, before its next period starts.
             if u.status & EXTRA_WANT_PEN_Q != 0 {
                 self.extraq_add_sort_update(p, v, PEN, 0);
+                ctx.count_queue_op();
             }
             self.add_util_if_aware(p, v);
         } else if now < u.deadl_abs {
@@ -1208,8 +1210,10 @@ impl Scheduler for Sedf {
         }
         if self.u(v).period_begin() > now {
             self.add_waitq(p, v);
+            ctx.count_queue_op();
         } else {
             self.add_runq(p, v);
+            ctx.count_queue_op();
         }
         if self.should_switch(p, ctx.current(p), v) {
             ctx.tickle(p);
@@ -1223,6 +1227,7 @@ impl Scheduler for Sedf {
             ctx.tickle(p);
         } else {
             self.del_queue(p, v);
+            ctx.count_queue_op();
             self.extraq_del(p, v, UTIL);
             self.extraq_del(p, v, PEN);
         }
