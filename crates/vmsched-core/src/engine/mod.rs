@@ -395,7 +395,8 @@ impl Simulation {
             .iter()
             .position(|d| d.driver)
             .map(|i| DomId(i as u32));
-        let io = IoState::new(doms.len(), driver, &scenario.host.platform.io);
+        let mut io = IoState::new(doms.len(), driver, &scenario.host.platform.io);
+        io.seed_costs(scenario.run.seed, doms.iter().map(|d| d.name.as_str()));
         let world = World {
             now: Time::ZERO,
             queue: EventQueue::default(),
