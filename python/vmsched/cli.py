@@ -30,6 +30,7 @@ from rich.text import Text
 import vmsched
 from vmsched import budget, monitor, tabular
 from vmsched import compare as compare_cmd
+from vmsched import examples as examples_cmd
 from vmsched import plot as plot_cmd
 from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
 from vmsched.bench import REPEATS, run_benchmarks
@@ -560,6 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Each registers its own parser and `func`; matplotlib loads only when they run.
     plot_cmd.add_parser(sub, [common])
     compare_cmd.add_parser(sub, [common])
+    examples_cmd.add_parser(sub, [common])
     return parser
 
 
