@@ -3,7 +3,14 @@
 #   make test   set up and run every check and test, as CI does (.ci/run)
 #   make bench  the engine's speed and memory on the standard scenarios
 #   make browser  install Debian's Chromium if missing (the HTML report tests
-#                 open reports in a real headless browser); part of `make test`
+#                 open reports in a real headless browser)
+#   make xenalyze install Debian's xenalyze (xen-utils) if missing (a test reads
+#                 a --xentrace output with it)
+#   make fuzz   a long fuzzing run: libFuzzer on the Rust parsers (tools/fuzz.sh)
+#               and Hypothesis on the Python loader and CLI
+# `make test` installs Chromium and xenalyze only where it may (as root, or
+# with sudo without a password); elsewhere the tests that need them skip with a
+# notice, and everything else runs.
 # Setup is idempotent: the package is (re)installed only when the Rust sources
 # or the packaging changed since the last install.
 
@@ -14,7 +21,7 @@ BIN := $(VENV)/bin
 BUILD_INPUTS := pyproject.toml Cargo.toml Cargo.lock \
 	$(shell find crates -type f \( -name '*.rs' -o -name '*.toml' \) -not -path '*/target/*')
 
-.PHONY: demo test bench setup browser
+.PHONY: demo test bench setup browser xenalyze fuzz optional-tools
 
 demo: setup
 	$(BIN)/vmsched run scenarios/credit-three-vms.toml --out results/demo
@@ -24,7 +31,7 @@ demo: setup
 		$(BIN)/vmsched alert --scheduler credit --quick --out results/demo/alert; \
 	fi
 
-test: setup browser
+test: setup optional-tools
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 	cargo test --release --locked -p vmsched-core
@@ -39,6 +46,27 @@ setup: $(VENV)/.installed
 
 # apt-get needs root: sudo when not root (and sudo exists).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
+# Can this user install packages without being asked for a password?
+CAN_INSTALL := $(shell [ "$$(id -u)" = 0 ] || sudo -n true 2>/dev/null && echo yes)
+
+optional-tools:
+ifeq ($(CAN_INSTALL),yes)
+	$(MAKE) browser xenalyze
+else
+	@echo "not installing chromium or xenalyze (needs root or sudo): the tests that use them skip"
+endif
+
+xenalyze:
+	@command -v xenalyze >/dev/null 2>&1 || ls /usr/lib/xen-*/bin/xenalyze >/dev/null 2>&1 || { \
+		echo "installing xen-utils-common (xenalyze, to read the --xentrace test output)"; \
+		$(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y --no-install-recommends xen-utils-common; }
+
+fuzz: setup
+	tools/fuzz.sh all 1000000
+	VMSCHED_FUZZ_EXAMPLES=20000 $(BIN)/pytest -q tests/test_fuzz_input.py
+
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 		echo "installing chromium (headless browser for the HTML report tests)"; \

@@ -41,12 +41,17 @@ def test_run_prints_the_table_and_writes_whole_results(tmp_path):
 def test_run_shows_the_io_view_when_there_is_io():
     proc = vmsched_cmd("run", str(SCENARIOS / "web-through-dom0.toml"), "--duration-s", "4")
     assert proc.returncode == 0, proc.stderr
-    assert "I/O (XenMon, xentop)" in proc.stdout
+    assert (
+        "I/O (XenMon, xentop; NETTX/NETRX as the back end sees them: TX = to the guest)"
+        in proc.stdout
+    )
     sc = vmsched.load(SCENARIOS / "web-through-dom0.toml")
     sc.data["run"]["duration_s"] = 4
     direct = vmsched.run(sc)
     dom0 = direct.summary["domains"][0]["xenmon"]
-    io_part = proc.stdout.split("I/O (XenMon, xentop)", 1)[1]
+    io_part = proc.stdout.split(
+        "I/O (XenMon, xentop; NETTX/NETRX as the back end sees them: TX = to the guest)", 1
+    )[1]
     row = next(line for line in io_part.splitlines() if line.startswith(" dom0"))
     cells = [c.strip() for c in row.split("│")]
     assert cells[1] == f"{dom0['exec_per_s']:,.0f}" and cells[2] == f"{dom0['io_per_exec']:.1f}"

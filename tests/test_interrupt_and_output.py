@@ -157,3 +157,40 @@ def test_a_run_beyond_the_memory_limit_is_refused_before_simulating(scenario_fil
     # The knob: a limit that admits a modest run refuses it when set lower.
     monkeypatch.setenv("VMSCHED_MAX_MEMORY_MB", "0.001")
     assert cli.main(["validate", str(scenario_file())]) == 2
+
+
+def test_progress_in_jupyter(monkeypatch):
+    """In an IPython kernel without a terminal, a run's progress is one line
+    of text updated in place (IPython.display), not a terminal bar."""
+    import types
+
+    from vmsched import api
+
+    shown = []
+
+    class Handle:
+        def update(self, text):
+            shown.append(("update", text))
+
+    def display(text, display_id=False):
+        assert display_id is True
+        shown.append(("display", text))
+        return Handle()
+
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: types.SimpleNamespace(kernel=object())
+    ipython_display = types.ModuleType("IPython.display")
+    ipython_display.display = display
+    ipython.display = ipython_display
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", ipython_display)
+    monkeypatch.setattr(api, "PROGRESS_AFTER_S", 0.0)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    bar = api.make_progress("run.toml")
+    assert isinstance(bar, api._NotebookProgress)
+    bar(1.0, 4.0)
+    bar(2.0, 4.0)
+    bar.close()
+    assert shown[0] == ("display", "run.toml [#####---------------] 1.0/4.0 simulated s")
+    assert shown[1] == ("update", "run.toml [##########----------] 2.0/4.0 simulated s")
+    assert shown[-1] == ("update", "run.toml: done")

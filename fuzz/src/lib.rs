@@ -17,7 +17,10 @@ const RUN_NS: u64 = 1_000_000;
 fn one_line(e: &ScenarioError) {
     let text = e.to_string();
     assert!(!e.message.is_empty(), "empty message at {}", e.path);
-    assert!(!text.contains(['\n', '\r']), "a message of several lines: {text:?}");
+    assert!(
+        !text.contains(['\n', '\r']),
+        "a message of several lines: {text:?}"
+    );
 }
 
 /// Validate a single-host scenario; build and briefly run it if it is valid.

@@ -157,7 +157,10 @@ def _io_table(doms: list[dict[str, Any]]) -> Table | None:
     """XenMon's and xentop's I/O view of each domain, if the run did any I/O."""
     if not any(d.get("xenmon", {}).get("io_count") for d in doms):
         return None
-    table = Table(show_edge=False, header_style="bold", title="I/O (XenMon, xentop)")
+    # As in xentop, NETTX/NETRX are the back end's view: NETTX is what the
+    # back end sent to the guest (the guest received it).
+    title = "I/O (XenMon, xentop; NETTX/NETRX as the back end sees them: TX = to the guest)"
+    table = Table(show_edge=False, header_style="bold", title=title)
     table.add_column("domain", no_wrap=True)
     for col in ("exec/s", "I/O per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
         table.add_column(col, justify="right")
@@ -545,6 +548,10 @@ COMMANDS: dict[str, Command] = {
     "compare": Command(
         "run one scenario under several schedulers and parameter variants; write a report",
         "vmsched.compare:add_parser",
+    ),
+    "examples": Command(
+        "list the example scenarios that come with vmsched, or copy them",
+        "vmsched.examples:add_parser",
     ),
     "sweep": Command(
         "run a scenario over axes of parameters and seeds; tidy Parquet results and a report",

@@ -174,17 +174,24 @@ class held_signals:
             signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
 
 
-def _raise_interrupted(signum: int, _frame: object) -> None:
-    raise Interrupted(signum)
-
-
 def install_signal_handlers() -> Callable[[], None]:
     """Make SIGTERM and SIGINT raise `Interrupted` in the main thread (the
     command line's way to clean up on either); returns a function that puts
-    the previous handlers back. Does nothing outside the main thread."""
+    the previous handlers back. Does nothing outside the main thread. A
+    process forked from this one (a worker of a pool) keeps the default
+    action: it dies of the signal as before."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
-    old = {s: signal.signal(s, _raise_interrupted) for s in _HELD_SIGNALS}
+    owner = os.getpid()
+
+    def handler(signum: int, _frame: object) -> None:
+        if os.getpid() != owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Interrupted(signum)
+
+    old = {s: signal.signal(s, handler) for s in _HELD_SIGNALS}
 
     def restore() -> None:
         for s, h in old.items():

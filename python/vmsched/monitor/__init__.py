@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 
@@ -127,6 +128,19 @@ def run_batch(
         printed += 1
 
 
+def _keys_from_terminal() -> None:
+    """`xentop -b | vmsched top --xentop -` on a screen: the frames arrive on
+    standard input, so the keys are read from the terminal instead
+    (/dev/tty), and the feed reads the pipe through a file of its own."""
+    try:
+        tty = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        return  # no terminal: the check below says so
+    sys.stdin = os.fdopen(os.dup(0), encoding="utf-8", errors="replace")
+    os.dup2(tty, 0)
+    os.close(tty)
+
+
 def main(args: argparse.Namespace) -> int:
     """`vmsched top`. Every input is checked before the simulation or the
     screen starts; bad input raises ScenarioError (status 2)."""
@@ -143,13 +157,15 @@ def main(args: argparse.Namespace) -> int:
                 f"{args.interval:g} is not a delay; expected the seconds xentop's -d was given",
                 path="--interval",
             )
+        if args.xentop == "-" and not args.batch and sys.stdout.isatty():
+            _keys_from_terminal()
         monitor = XentopFeed.open(args.xentop, args.interval, blocking=args.batch)
     else:
         monitor = Monitor.start(read(args.scenario), args.interval)
     if args.batch:
         run_batch(monitor, speed, args.iterations, args.delay)
         return 0
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not (os.isatty(0) and sys.stdout.isatty()):
         raise ScenarioError(
             "needs a terminal (standard input and output are not both one); "
             "expected a terminal, or --batch for plain-text frames",
