@@ -63,14 +63,15 @@ def test_a_signal_mid_run_leaves_nothing(tmp_path, sig, status):
 def test_a_full_disk_after_simulating_is_exit_3_and_leaves_nothing(
     scenario_file, tmp_path, monkeypatch, capsys
 ):
-    """ENOSPC injected into the Parquet write, after summary.json was staged."""
-    import pandas as pd
+    """ENOSPC injected into the Parquet write (pyarrow's, which the results
+    path calls directly), after summary.json was staged."""
+    import pyarrow.parquet as pq
 
-    def full(self, path, **_kwargs):
+    def full(_table, path, **_kwargs):
         Path(path).write_bytes(b"PAR1 half")
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    monkeypatch.setattr(pq, "write_table", full)
     out = tmp_path / "out"
     assert cli.main(["run", str(scenario_file()), "--out", str(out), "--trace"]) == 3
     (line,) = capsys.readouterr().err.splitlines()
