@@ -7,13 +7,19 @@ With `trace=True` each case is also measured writing both traces (trace.txt
 and trace.xentrace, into a temporary folder removed afterwards), which gives
 the cost of tracing.
 
+Each figure is given in wall time and in CPU time (`cpu_s`,
+`cpu_realtime_factor`): on a machine shared with other work the wall clock
+also counts the time the run waited for a processor, the CPU time does not.
+
 Peak memory is measured in a fresh process per case (the largest resident
-set the operating system saw): `peak_mib` simulates the case and nothing
-else. The whole-command cases (`_core.bench_commands`) time `vmsched run
---out` as a user runs it, from process start to results written, and give
-its peak beside the engine-only peak of the same scenario, so that what the
-results path adds is visible. `baseline_mib` is the peak of a process that
-only imports the engine. This measures; it asserts nothing.
+set the operating system saw): `peak_mib` imports what `vmsched run` loads
+(the engine, rich, pyarrow) and simulates the case. The whole-command cases
+(`_core.bench_commands`) time `vmsched run --out` as a user runs it, from
+process start to results written, and give its peak beside that
+engine-only peak of the same scenario; `baseline_mib` is the peak of a
+process that imports the same and simulates nothing, so `peak_ratio` =
+(command − baseline) ÷ (engine − baseline) is the run's memory over what
+the engine itself added. This measures; it asserts nothing.
 """
 
 from __future__ import annotations
@@ -48,13 +54,15 @@ def _measure(scenario_json: str, trace_dir: Path | None = None) -> dict[str, flo
     if trace_dir is not None:
         files = [trace_dir / "trace.txt", trace_dir / "trace.xentrace"]
         sim.set_trace(text=files[0], xentrace=files[1])
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     _now, end_ns, events, _finished = sim.run_until(UNTIL_END_NS)
     if files:
         sim.finish_trace()
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
     result = {
         "wall_s": wall,
+        "cpu_s": cpu,
+        "cpu_realtime_factor": end_ns / 1e9 / max(cpu, 1e-9),
         "simulated_s": end_ns / 1e9,
         "events": events,
         "events_per_s": events / wall,
@@ -68,8 +76,9 @@ def _measure(scenario_json: str, trace_dir: Path | None = None) -> dict[str, flo
     return result
 
 
-def _child(argv: list[str]) -> tuple[float, float]:
-    """Run `python argv...` to its end: (wall seconds, peak resident MiB)."""
+def _child(argv: list[str]) -> tuple[float, float, float]:
+    """Run `python argv...` to its end: (wall seconds, CPU seconds, peak
+    resident MiB)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -82,25 +91,24 @@ def _child(argv: list[str]) -> tuple[float, float]:
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark process failed: {' '.join(argv)}: {err.decode()}")
     # ru_maxrss is in KiB on Linux.
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-#: A process that simulates a scenario (JSON file argv[1]) and nothing else.
-_ENGINE_ONLY = (
-    "import sys; from vmsched import _core; "
-    "s = _core.Sim(open(sys.argv[1]).read()); s.run_until(2**64 - 1)"
-)
+#: What `vmsched run --out` imports before it simulates and writes.
+_IMPORTS = "import sys; import vmsched.cli, pyarrow.parquet; from vmsched import _core"
+#: A process that also simulates a scenario (JSON file argv[1]), nothing more.
+_ENGINE_ONLY = _IMPORTS + "; s = _core.Sim(open(sys.argv[1]).read()); s.run_until(2**64 - 1)"
 
 
 def _engine_peak_mib(scenario_json: str, tmp: Path) -> float:
     path = tmp / "scenario.json"
     path.write_text(scenario_json)
-    return _child(["-c", _ENGINE_ONLY, str(path)])[1]
+    return _child(["-c", _ENGINE_ONLY, str(path)])[2]
 
 
 def _baseline_mib() -> float:
-    """Peak of a process that imports the engine and does nothing."""
-    return _child(["-c", "from vmsched import _core"])[1]
+    """Peak of a process that imports what `vmsched run` does, and stops."""
+    return _child(["-c", _IMPORTS])[2]
 
 
 def _measure_command(toml_text: str, repeats: int, tmp: Path) -> dict[str, float]:
@@ -112,7 +120,8 @@ def _measure_command(toml_text: str, repeats: int, tmp: Path) -> dict[str, float
     for _ in range(repeats):
         runs.append(_child(["-m", "vmsched", "run", str(scenario), "--out", str(out)]))
     summary = json.loads((out / "summary.json").read_text())
-    wall = min(w for w, _ in runs)
+    wall = min(w for w, _, _ in runs)
+    cpu = min(c for _, c, _ in runs)
     engine = _engine_peak_mib(load(scenario).to_json(), tmp)
     return {
         "wall_s": wall,
@@ -120,7 +129,9 @@ def _measure_command(toml_text: str, repeats: int, tmp: Path) -> dict[str, float
         "events": summary["events"],
         "events_per_s": summary["events"] / wall,
         "realtime_factor": summary["duration_s"] / wall,
-        "peak_mib": max(m for _, m in runs),
+        "cpu_s": cpu,
+        "cpu_realtime_factor": summary["duration_s"] / cpu,
+        "peak_mib": max(m for _, _, m in runs),
         "engine_peak_mib": engine,
         "results_bytes": sum(f.stat().st_size for f in out.iterdir()),
     }
