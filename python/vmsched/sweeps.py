@@ -720,42 +720,47 @@ def _done_runs(out: Path) -> set[int]:
     return done
 
 
-@contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM stops a sweep as Ctrl-C does (the batch in progress is dropped, every
-    file written so far stays whole), in the main thread only."""
-    import threading
+class _Interrupts:
+    """SIGINT and SIGTERM stop a sweep as Ctrl-C does (KeyboardInterrupt: the batch in
+    progress is dropped, every file written so far stays whole), except while a part is
+    being written (`deferred()`): then the signal is noted and raised right after the
+    file is in place, never between its temporary file and the rename. Python runs
+    signal handlers in the main thread only, so this works whichever thread the
+    operating system delivered the signal to."""
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    def __init__(self) -> None:
+        self.deferring = False
+        self.pending = False
 
-    def handler(signum, frame):  # noqa: ARG001
+    def handler(self, signum, frame) -> None:  # noqa: ARG002
+        if self.deferring:
+            self.pending = True
+            return
         raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
+    @contextmanager
+    def installed(self) -> Iterator[_Interrupts]:
+        import threading
 
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        old = {sig: signal.signal(sig, self.handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for sig, h in old.items():
+                signal.signal(sig, h)
 
-@contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM while a part is written: an interruption then lands
-    after the file is whole in place, never between its temporary file and the
-    rename (which would leave the temporary file behind)."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = {signal.SIGINT, signal.SIGTERM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        self.deferring = True
+        try:
+            yield
+        finally:
+            self.deferring = False
+        if self.pending:
+            raise KeyboardInterrupt
 
 
 def _prepare(out: Path, spec: Spec, resume: bool, n: int) -> None:
@@ -862,7 +867,7 @@ def sweep(
     t0 = time.perf_counter()
     n_done, failed, ran = len(done), 0, 0
     try:
-        with _sigterm_interrupts():
+        with _Interrupts().installed() as interrupts:
             bar.update(n_done)
             for batch in run_batches(
                 _simulate_run,
@@ -875,7 +880,7 @@ def sweep(
             ):
                 first = min(i for i, _ in batch)
                 table = _frame(spec, runs, batch)
-                with _signals_deferred():
+                with interrupts.deferred():
                     _write_part(table, out / PARTS / f"part-{first:06d}.parquet")
                 n_done += len(batch)
                 ran += len(batch)
@@ -884,7 +889,9 @@ def sweep(
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    _finish(out, spec)
+    interrupts = _Interrupts()
+    with interrupts.installed(), interrupts.deferred():
+        _finish(out, spec)
     if figures:
         report(out, backend=backend, jobs=jobs, address=address)
     n_failed = int(_failed_count(out))
