@@ -1,6 +1,6 @@
 """Time one sweep of N runs of 10-second simulations with 1 and 2 workers (and Ray).
 
-    .venv/bin/python tools/sweep_bench.py [--runs 1000] [--ray]
+    .venv/bin/python tools/sweep_bench.py [--runs 1000] [--ray] [--scenario PATH]
 
 Prints, for each backend (Ray: a private local cluster, its start-up timed
 apart) and worker count, the wall time of `vmsched.sweeps.sweep` (figures off),
@@ -46,11 +46,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--ray", action="store_true", help="also time --backend ray (2 CPUs)")
+    ap.add_argument(
+        "--scenario",
+        default="scenarios/credit-three-vms.toml",
+        help="the base scenario, run for 10 simulated seconds after a 1-s warm-up",
+    )
     args = ap.parse_args()
     root = Path(__file__).resolve().parent.parent
     tmp = Path(tempfile.mkdtemp(prefix="sweep-bench-"))
     spec_path = tmp / "bench.toml"
-    base = root / "scenarios" / "credit-three-vms.toml"
+    base = (root / args.scenario).resolve()
     spec_path.write_text(SPEC.format(runs=args.runs, base=base))
     spec = sweeps.load_spec(spec_path)
     runs = sweeps.plan(spec)
@@ -63,8 +68,8 @@ def main() -> None:
     engine_s = time.perf_counter() - t0
     engine_cpu = _cpu_s() - cpu0
     print(
-        f"{len(runs)} runs of 10 simulated s; the engine alone: {engine_s:.2f} s "
-        f"(CPU {engine_cpu:.2f} s)"
+        f"{len(runs)} runs of 10 simulated s of {args.scenario}; the engine alone: "
+        f"{engine_s:.2f} s (CPU {engine_cpu:.2f} s)"
     )
     results = {}
     cases = [("local", 1), ("local", 2)] + ([("ray", 2)] if args.ray else [])

@@ -410,14 +410,30 @@ def scenario_hash(tree: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _seeded(tree: dict[str, Any], seed: int) -> dict[str, Any]:
+    """`tree` with run.seed set (a shallow copy: the point's tree is shared)."""
+    return {**tree, "run": {**tree.get("run", {}), "seed": seed}}
+
+
 @dataclass(frozen=True)
 class PlannedRun:
+    """One run: its number, its point, its seed and axis values, and its point's
+    scenario (without the seed, shared by the point's replications)."""
+
     run: int
     point: int
     seed: int
     values: dict[str, Any]
-    scenario: dict[str, Any]
-    scenario_hash: str
+    point_tree: dict[str, Any]
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The scenario as run."""
+        return _seeded(self.point_tree, self.seed)
+
+    @property
+    def scenario_hash(self) -> str:
+        return scenario_hash(self.scenario)
 
 
 def plan(spec: Spec) -> list[PlannedRun]:
@@ -459,10 +475,7 @@ def plan(spec: Spec) -> list[PlannedRun]:
                 raise _point_error(spec, values, exc) from None
             checked[key] = None
         for r in range(spec.replications):
-            seed = spec.seed + r
-            t = copy.deepcopy(tree) if r else tree
-            t["run"]["seed"] = seed
-            runs.append(PlannedRun(len(runs), p_index, seed, values, t, scenario_hash(t)))
+            runs.append(PlannedRun(len(runs), p_index, spec.seed + r, values, tree))
     return runs
 
 
@@ -537,12 +550,11 @@ def metric_rows(summary: dict[str, Any]) -> list[tuple[str | None, int | None, s
     return rows
 
 
-def simulate_metrics(item: tuple[dict[str, Any], tuple[str, ...]]) -> list[tuple]:
+def simulate_metrics(tree: dict[str, Any], keep: Sequence[str] = ()) -> list[tuple]:
     """Simulate one scenario tree; its metric rows (only `keep`'s metrics if any)."""
     from vmsched import _core
     from vmsched.errors import from_core
 
-    tree, keep = item
     # The engine directly, as vmsched.run drives it but without its time series (a
     # sweep keeps the summary's numbers): the same events, the same results.
     try:
@@ -556,6 +568,34 @@ def simulate_metrics(item: tuple[dict[str, Any], tuple[str, ...]]) -> list[tuple
     if keep:
         rows = [r for r in rows if r[2] in keep]
     return rows
+
+
+@dataclass(frozen=True)
+class _Work:
+    """What a worker needs for one run: everything but the tree is small."""
+
+    point_tree: dict[str, Any]
+    seed: int
+    run: int
+    point: int
+    values: tuple[Any, ...]
+    axis_types: tuple[tuple[str, str], ...]
+    keep: tuple[str, ...]
+
+
+def _simulate_run(w: _Work):
+    """One run, in a worker: simulate, and turn its metrics into its rows of
+    results.parquet (an Arrow record batch), so the main process only gathers them."""
+    import pyarrow as pa
+
+    tree = _seeded(w.point_tree, w.seed)
+    rows = simulate_metrics(tree, w.keep)
+    k = len(rows)
+    dom, vcpu, metric, value, unit = zip(*rows, strict=True) if rows else ((),) * 5
+    cols: list[Any] = [[w.run] * k, [w.point] * k]
+    cols += [[v] * k for v in w.values]
+    cols += [[w.seed] * k, [scenario_hash(tree)] * k, dom, vcpu, metric, value, unit, [None] * k]
+    return pa.record_batch(cols, schema=_schema_of(w.axis_types))
 
 
 # ----- running a sweep ---------------------------------------------------------------------
@@ -575,7 +615,7 @@ class SweepResult:
         """results.parquet as a DataFrame."""
         import pandas as pd
 
-        return pd.read_parquet(self.out / RESULTS)
+        return pd.read_parquet(self.out / RESULTS, dtype_backend="numpy_nullable")
 
     def summary(self):
         """summary.parquet as a DataFrame."""
@@ -610,12 +650,16 @@ def _axis_dtypes(spec: Spec) -> dict[str, str]:
 
 def _schema(spec: Spec):
     """The Arrow schema of results.parquet (and of every part)."""
+    return _schema_of(tuple(_axis_dtypes(spec).items()))
+
+
+def _schema_of(axis_types: tuple[tuple[str, str], ...]):
     import pyarrow as pa
 
     arrow = {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
     arrow["string"] = pa.string()
     fields = [("run", pa.int64()), ("point", pa.int64())]
-    fields += [(name, arrow[t]) for name, t in _axis_dtypes(spec).items()]
+    fields += [(name, arrow[t]) for name, t in axis_types]
     fields += [("seed", pa.int64()), ("scenario_hash", pa.string()), ("domain", pa.string())]
     fields += [("vcpu", pa.int64()), ("metric", pa.string()), ("value", pa.float64())]
     fields += [("unit", pa.string()), ("error", pa.string())]
@@ -623,33 +667,24 @@ def _schema(spec: Spec):
 
 
 def _frame(spec: Spec, runs: list[PlannedRun], batch: list[tuple[int, Any]]):
-    """The tidy rows of one finished batch, as an Arrow table (column by column: the
-    main process does this for every batch, so it must stay cheap)."""
+    """One finished batch as an Arrow table: the workers' rows, and a row with its error
+    for each run that failed."""
     import pyarrow as pa
 
     from vmsched.batch import Failure
 
     schema = _schema(spec)
-    cols: dict[str, list[Any]] = {name: [] for name in schema.names}
+    parts = []
     for index, result in batch:
+        if not isinstance(result, Failure):
+            parts.append(result)
+            continue
         r = runs[index]
-        failed = isinstance(result, Failure)
-        rows = [(None, None, None, math.nan, None)] if failed else result
-        k = len(rows)
-        dom, vcpu, metric, value, unit = zip(*rows, strict=True)
-        cols["run"] += [r.run] * k
-        cols["point"] += [r.point] * k
-        for a in spec.axes:
-            cols[a.name] += [r.values[a.name]] * k
-        cols["seed"] += [r.seed] * k
-        cols["scenario_hash"] += [r.scenario_hash] * k
-        cols["domain"] += dom
-        cols["vcpu"] += vcpu
-        cols["metric"] += metric
-        cols["value"] += value
-        cols["unit"] += unit
-        cols["error"] += [str(result) if failed else None] * k
-    return pa.table(cols, schema=schema)
+        cols: list[Any] = [[r.run], [r.point]] + [[r.values[a.name]] for a in spec.axes]
+        cols += [[r.seed], [r.scenario_hash], [None], [None], [None], [math.nan], [None]]
+        cols += [[str(result)]]
+        parts.append(pa.record_batch(cols, schema=schema))
+    return pa.Table.from_batches(parts, schema=schema)
 
 
 def _pandas(spec: Spec, table):
@@ -660,15 +695,16 @@ def _pandas(spec: Spec, table):
     return table.to_pandas().astype(types | _axis_dtypes(spec))
 
 
-def _write_part(table, path: Path) -> None:
-    """Write an Arrow table as Parquet, whole or not at all."""
+def _write_part(table, path: Path, compression: str = "none") -> None:
+    """Write an Arrow table as Parquet, whole or not at all (the parts uncompressed: they
+    are written on the main process's critical path and live only until the end)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from vmsched.api import write_atomic
 
     buf = pa.BufferOutputStream()
-    pq.write_table(table, buf)
+    pq.write_table(table, buf, compression=compression)
     write_atomic(path, buf.getvalue().to_pybytes())
 
 
@@ -684,24 +720,47 @@ def _done_runs(out: Path) -> set[int]:
     return done
 
 
-@contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM stops a sweep as Ctrl-C does (the batch in progress is dropped, every
-    file written so far stays whole), in the main thread only."""
-    import threading
+class _Interrupts:
+    """SIGINT and SIGTERM stop a sweep as Ctrl-C does (KeyboardInterrupt: the batch in
+    progress is dropped, every file written so far stays whole), except while a part is
+    being written (`deferred()`): then the signal is noted and raised right after the
+    file is in place, never between its temporary file and the rename. Python runs
+    signal handlers in the main thread only, so this works whichever thread the
+    operating system delivered the signal to."""
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    def __init__(self) -> None:
+        self.deferring = False
+        self.pending = False
 
-    def handler(signum, frame):  # noqa: ARG001
+    def handler(self, signum, frame) -> None:  # noqa: ARG002
+        if self.deferring:
+            self.pending = True
+            return
         raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
+    @contextmanager
+    def installed(self) -> Iterator[_Interrupts]:
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        old = {sig: signal.signal(sig, self.handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for sig, h in old.items():
+                signal.signal(sig, h)
+
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        self.deferring = True
+        try:
+            yield
+        finally:
+            self.deferring = False
+        if self.pending:
+            raise KeyboardInterrupt
 
 
 def _prepare(out: Path, spec: Spec, resume: bool, n: int) -> None:
@@ -791,15 +850,27 @@ def sweep(
     if on_start is not None:
         on_start(len(runs), len(runs) - len(done))
     keep = tuple(spec.metrics)
-    items = [(r.scenario, keep) for r in runs]
+    axis_types = tuple(_axis_dtypes(spec).items())
+    items = [
+        _Work(
+            r.point_tree,
+            r.seed,
+            r.run,
+            r.point,
+            tuple(r.values[a.name] for a in spec.axes),
+            axis_types,
+            keep,
+        )
+        for r in runs
+    ]
     bar = RunsProgress(len(runs), f"sweep {Path(spec.file).name}", progress, initial=len(done))
     t0 = time.perf_counter()
     n_done, failed, ran = len(done), 0, 0
     try:
-        with _sigterm_interrupts():
+        with _Interrupts().installed() as interrupts:
             bar.update(n_done)
             for batch in run_batches(
-                simulate_metrics,
+                _simulate_run,
                 items,
                 backend=backend,
                 jobs=jobs,
@@ -808,7 +879,9 @@ def sweep(
                 skip=done,
             ):
                 first = min(i for i, _ in batch)
-                _write_part(_frame(spec, runs, batch), out / PARTS / f"part-{first:06d}.parquet")
+                table = _frame(spec, runs, batch)
+                with interrupts.deferred():
+                    _write_part(table, out / PARTS / f"part-{first:06d}.parquet")
                 n_done += len(batch)
                 ran += len(batch)
                 failed += sum(1 for _, r in batch if isinstance(r, Failure))
@@ -816,7 +889,9 @@ def sweep(
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    _finish(out, spec)
+    interrupts = _Interrupts()
+    with interrupts.installed(), interrupts.deferred():
+        _finish(out, spec)
     if figures:
         report(out, backend=backend, jobs=jobs, address=address)
     n_failed = int(_failed_count(out))
@@ -833,43 +908,76 @@ def _failed_count(out: Path) -> int:
 def _finish(out: Path, spec: Spec) -> None:
     """Gather the parts into results.parquet (sorted), write the summaries, drop the parts."""
     import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pa_csv
     import pyarrow.parquet as pq
 
-    from vmsched.api import write_atomic, write_parquet_atomic
+    from vmsched.api import write_atomic
 
     files = sorted((out / PARTS).glob("part-*.parquet"))
     if (out / RESULTS).exists():
         files.append(out / RESULTS)
     schema = _schema(spec)
-    tables = [pq.read_table(f, schema=schema) for f in files] or [_frame(spec, [], [])]
-    df = _pandas(spec, pa.concat_tables(tables))
-    df = df.drop_duplicates(subset=["run", "domain", "vcpu", "metric"], keep="first")
-    df = df.sort_values(["run", "domain", "vcpu", "metric"], na_position="first", kind="stable")
-    df = df.reset_index(drop=True)
-    write_parquet_atomic(df, out / RESULTS)
-    summ = summarise(df, [a.name for a in spec.axes])
-    write_parquet_atomic(summ, out / SUMMARY)
-    write_atomic(out / SUMMARY_CSV, summ.to_csv(index=False, float_format="%.12g"))
+    tables = []
+    seen: set[int] = set()
+    for f in files:
+        t = pq.read_table(f, schema=schema)
+        runs = set(pc.unique(t.column("run")).to_pylist())
+        if runs & seen:
+            # A run in two files (a finish interrupted between writing results.parquet
+            # and removing the parts): each file holds whole runs, keep the first.
+            t = t.filter(pc.invert(pc.is_in(t.column("run"), pa.array(sorted(seen)))))
+        seen |= runs
+        tables.append(t)
+    table = pa.concat_tables(tables) if tables else schema.empty_table()
+    # By run; within a run, rows keep the order the worker made them in (a stable sort).
+    table = table.take(pc.sort_indices(table, [("run", "ascending")]))
+    _write_part(table, out / RESULTS, compression="snappy")
+    summ = summarise(table, [a.name for a in spec.axes])
+    _write_part(summ, out / SUMMARY, compression="snappy")
+    buf = pa.BufferOutputStream()
+    pa_csv.write_csv(summ, buf)
+    write_atomic(out / SUMMARY_CSV, buf.getvalue().to_pybytes())
     shutil.rmtree(out / PARTS, ignore_errors=True)
 
 
-def summarise(df, axes: Sequence[str]):
-    """Per point x domain x vcpu x metric: n (replications with a value), mean, std and
-    the 95 % interval of the mean (vmsched.intervals)."""
+def summarise(table, axes: Sequence[str]):
+    """Per point x domain x vcpu x metric (an Arrow table of results in, one out): n
+    (replications with a value), mean, std and the 95 % interval of the mean
+    (Student's t, vmsched.intervals). Arrow all the way: no pandas on this path."""
     import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     from vmsched.intervals import t975
 
-    ok = df[df["metric"].notna()]
+    ok = table.filter(pc.is_valid(table.column("metric")))
+    value = ok.column("value")
+    # A missing number (no wake-ups) is NaN in a run's rows; it counts as no value.
+    value = pc.if_else(pc.is_nan(value), pa.scalar(None, pa.float64()), value)
+    ok = ok.set_column(ok.schema.get_field_index("value"), "value", value)
     keys = ["point", *axes, "domain", "vcpu", "metric", "unit"]
-    g = ok.groupby(keys, dropna=False, sort=True)["value"]
-    out = g.agg(n="count", mean="mean", std="std").reset_index()
-    n = out["n"].to_numpy()
+    g = ok.group_by(keys, use_threads=False).aggregate(
+        [
+            ("value", "count"),
+            ("value", "mean"),
+            ("value", "stddev", pc.VarianceOptions(ddof=1)),
+        ]
+    )
+    g = g.sort_by([(k, "ascending") for k in keys])
+    n = g.column("value_count").to_numpy()
+    mean = g.column("value_mean").to_numpy(zero_copy_only=False)
+    std = g.column("value_stddev").to_numpy(zero_copy_only=False)
     t = np.array([t975(int(k) - 1) if k > 1 else math.nan for k in n])
-    half = t * out["std"].to_numpy() / np.sqrt(np.maximum(n, 1))
-    out["ci95_low"] = out["mean"] - half
-    out["ci95_high"] = out["mean"] + half
-    return out.astype({"vcpu": "Int64", "n": "int64"})
+    half = t * std / np.sqrt(np.maximum(n, 1))
+    cols = {k: g.column(k) for k in keys}
+    cols |= {"n": pa.array(n, pa.int64()), "mean": g.column("value_mean")}
+    cols |= {"std": g.column("value_stddev")}
+    # No interval from one replication: null, as std is.
+    none = n < 2
+    cols |= {"ci95_low": pa.array(mean - half, mask=none)}
+    cols |= {"ci95_high": pa.array(mean + half, mask=none)}
+    return pa.table(cols)
 
 
 # ----- the report ------------------------------------------------------------------------
