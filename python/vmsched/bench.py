@@ -20,6 +20,7 @@ from typing import Any
 from vmsched import _core
 from vmsched.api import catalogue
 from vmsched.errors import from_core, unknown_name
+from vmsched.scheduler import is_spec, register
 
 #: Repetitions of each case; the fastest is reported.
 REPEATS = 3
@@ -73,6 +74,8 @@ def run_benchmarks(
     writing trace.txt and trace.xentrace, their size (`trace_bytes`) and
     the extra wall time in percent (`cost_pct`).
     """
+    if is_spec(scheduler):
+        register(scheduler, where="--scheduler")
     known = [s["name"] for s in catalogue()["schedulers"]]
     if scheduler not in known:
         raise unknown_name("scheduler", scheduler, known, path="--scheduler")

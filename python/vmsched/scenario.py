@@ -174,7 +174,14 @@ class Scenario:
         return json.dumps(self.data)
 
     def validate(self) -> Scenario:
-        """Check the scenario completely; raises ScenarioError."""
+        """Check the scenario completely; raises ScenarioError. A scheduler
+        written in Python that it names is loaded and registered first."""
+        from vmsched import scheduler
+
+        try:
+            scheduler.register_in(self.data)
+        except ScenarioError as exc:
+            raise type(exc)(exc.message, file=self.source, path=exc.path) from None
         try:
             _core.validate(self.to_json())
         except Exception as exc:  # noqa: BLE001 - translated, never swallowed
@@ -246,6 +253,9 @@ def read(path: str | Path) -> Scenario:
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"TOML syntax error: {exc}", file=file) from None
     _resolve_profile(data, p.parent, file)
+    from vmsched import scheduler
+
+    scheduler.rebase(data, p.parent)
     return Scenario(data, source=file)
 
 

@@ -25,6 +25,7 @@ from vmsched.errors import ScenarioError
 from vmsched.monitor.model import Frame, Monitor, parse_changes
 from vmsched.monitor.text import frame_text
 from vmsched.scenario import read
+from vmsched.scheduler import under
 
 __all__ = ["Frame", "Monitor", "add_arguments", "main", "parse_changes", "parse_speed"]
 
@@ -51,6 +52,11 @@ def parse_speed(text: str) -> float:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`vmsched top`'s arguments."""
     p.add_argument("scenario", metavar="SCENARIO", help="scenario TOML file")
+    p.add_argument(
+        "--scheduler",
+        metavar="NAME",
+        help="watch it under another scheduler: a built-in, or yours (path/to/file.py:Class)",
+    )
     p.add_argument(
         "--speed",
         default="1",
@@ -122,7 +128,10 @@ def main(args: argparse.Namespace) -> int:
     screen starts; bad input raises ScenarioError (status 2)."""
     speed = parse_speed(args.speed)
     _check_batch_options(args)
-    monitor = Monitor.start(read(args.scenario), args.interval)
+    sc = read(args.scenario)
+    if getattr(args, "scheduler", None):
+        sc = under(sc, args.scheduler)
+    monitor = Monitor.start(sc, args.interval)
     if args.batch:
         run_batch(monitor, speed, args.iterations, args.delay)
         return 0

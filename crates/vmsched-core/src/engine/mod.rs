@@ -238,7 +238,7 @@ impl World {
         }
     }
 
-    fn violation(&mut self, msg: String) {
+    pub(crate) fn violation(&mut self, msg: String) {
         if self.fatal.is_none() {
             self.fatal = Some(msg);
         }
@@ -420,7 +420,7 @@ impl Simulation {
             }),
             trace: None,
         };
-        let sched = sched.unwrap_or_else(|| (info.make)(&scenario.scheduler.params));
+        let sched = sched.unwrap_or_else(|| info.build(&scenario.scheduler.params));
         let workloads = scenario
             .domains
             .iter()

@@ -39,6 +39,7 @@
 //! `adjust`, `adjust_global`.
 
 use super::placement::{CreationRule, PinRule, Placer};
+use super::Shares;
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params, Version};
@@ -128,16 +129,20 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "bvt",
-    summary: "Xen's Borrowed Virtual Time: per-PCPU virtual-time fair share with warping; no caps.",
-    origin: "Xen 1.x - 3.0.2; default scheduler in 1.x and 2.0",
-    can_cap: false,
-    params: PARAMS,
-    make: |p| Box::new(Bvt::new(p)),
-    check_domain: super::accept_domain,
-    check_global: super::accept_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "bvt",
+    "BVT",
+    PARAMS,
+    |p| Box::new(Bvt::new(p)),
+)
+.about(
+    "Xen's Borrowed Virtual Time: per-PCPU virtual-time fair share with warping; no caps.",
+    "Xen 1.x - 3.0.2; default scheduler in 1.x and 2.0",
+)
+.with_shares(Shares::InverseWeight {
+        param: "mcuadv",
+        base: 40.0,
+    });
 
 #[derive(Clone, Debug)]
 struct Dom {

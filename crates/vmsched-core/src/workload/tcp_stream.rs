@@ -95,6 +95,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             from: Time::ZERO,
         })
     },
+    jobs: None,
 };
 
 /// Work item tags.
