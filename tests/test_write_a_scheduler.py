@@ -260,3 +260,7 @@ def test_top_and_traces(wrr, tmp_path, capsys):
     assert cli.main(args) == 0
     assert f"scheduler {wrr}" in (out / "trace.txt").read_text()
     assert (out / "trace.xentrace").stat().st_size > 0
+
+
+def test_the_round_robin_of_the_cost_table_passes_the_property_tests():
+    assert check_scheduler(f"{ROOT}/docs/tutorial/rr.py:RoundRobin", cases=5) == 5
