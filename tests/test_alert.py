@@ -15,7 +15,6 @@ import pytest
 import vmsched
 from vmsched import alert
 from vmsched.alert import (
-    ALLOCATIONS,
     SAMPLE_COLUMNS,
     TARGET_COLUMNS,
     compare,
@@ -24,6 +23,10 @@ from vmsched.alert import (
 )
 
 REGISTERED = {s["name"] for s in vmsched.catalogue()["schedulers"]}
+#: Every scheduler that declares how it holds a domain to an allocation.
+ALLOCATIONS = alert.allocations()
+#: The period of the reservation-style declarations (SEDF, RTDS, ARINC 653's major frame), ms.
+RESERVATION_PERIOD_MS = 10.0
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -313,6 +316,7 @@ def sedf_like(slice_unit: str, slice_expected: str) -> dict:
     return {
         "name": "sedf",
         "can_cap": True,
+        "allocation": alert._scheduler_info("sedf")["allocation"],
         "params": [
             spec("period", "ms", "a number in 0.01..=10000 (ms)"),
             spec("slice", slice_unit, slice_expected),
@@ -344,10 +348,10 @@ CREDIT2_CAPS = ("credit2", "mcredit2")
 def window_tolerance_ms(scheduler: str, target: float, window_s: float, r) -> float:
     if scheduler in CREDIT_CAPS:
         return credit_window_tolerance_pct(target, window_s, dispatch_ns(r)) * window_s * 10
-    if scheduler in ("sedf", "rtds"):
-        # Exactly slice (budget) per 10 ms period, never more: a window cuts at most one
-        # period's allocation at each end.
-        return 2 * target / 100 * alert.RESERVATION_PERIOD_MS + 0.01 * window_s
+    if scheduler in ("sedf", "sedf-comm", "rtds", "arinc653"):
+        # Exactly slice (budget, frame) per 10 ms period, never more: a window cuts at most
+        # one period's allocation at each end.
+        return 2 * target / 100 * RESERVATION_PERIOD_MS + 0.01 * window_s
     if scheduler in CREDIT2_CAPS:
         # Budget A % x 10 ms refilled every 10 ms; a unit may hold at most one period's
         # budget and owe at most one quota (>= 500 us) at either end of a window.
@@ -377,6 +381,12 @@ def test_each_mapping_holds_the_allocation(scheduler):
     )
     for row in r.targets.to_dict(orient="records"):
         a = row["target_pct"]
+        if scheduler == "atropos":
+            # As coded (docs/schedulers/atropos.md) a domain that once used up its slice
+            # never returns to the run queue and, without xtratime, gets no slack either:
+            # after the warm-up Dom1 starves, whatever its reservation. ALERT shows that.
+            assert row["run_usage_pct"] == 0, (a, row["run_usage_pct"])
+            continue
         tol = window_tolerance_ms(scheduler, a, duration, r) / (duration * 1000) * 100
         assert abs(row["run_usage_pct"] - a) <= tol, (scheduler, a, row["run_usage_pct"], tol)
 

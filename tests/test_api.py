@@ -12,7 +12,7 @@ import vmsched
 from conftest import BASE, SCENARIOS
 from vmsched import api
 
-# The contract of issue 2: these keys, spelled so, at these places.
+# The results' contract (docs/metrics.md): these keys, spelled so, at these places.
 SUMMARY_KEYS = {"scheduler", "seed", "duration_s", "events", "wall_s", "domains"}
 DOMAIN_KEYS = {"name", "cpu_pct", "workload", "vcpus"}
 VCPU_KEYS = {

@@ -1,4 +1,4 @@
-"""The issue-5 reproductions (the papers' proposals): `thesis2015-enhanced`, the
+"""The reproductions of the proposed schedulers' experiments: `thesis2015-enhanced`, the
 `govindan2009-*` experiments, `dynweight-credit` and `mcredit2-sysbench`.
 
 Every registered one runs once in its `--quick` version (all on one pool of two

@@ -14,14 +14,18 @@ from typing import Any
 
 from vmsched._core import __version__
 from vmsched.api import Result, catalogue, run
-from vmsched.errors import InternalError, ScenarioError, VmschedError
+from vmsched.errors import InternalError, ScenarioError, SchedulerError, VmschedError
 from vmsched.scenario import Scenario, load
+from vmsched.scheduler import Param, Scheduler
 
 __all__ = [
     "InternalError",
+    "Param",
     "Result",
     "Scenario",
     "ScenarioError",
+    "Scheduler",
+    "SchedulerError",
     "VmschedError",
     "__version__",
     "catalogue",

@@ -12,10 +12,12 @@ errors its text reports; (U - A)/A is the one that does (literature digest,
 E001-3), so it is the one used here.
 
 "Allocated A %" means "A % of one PCPU and never more, even when the PCPU is
-otherwise idle" (NWC mode). Each scheduler says that in its own parameters;
-ALLOCATIONS below is the table of how (Credit: cap = A; SEDF: slice = A % of a
-10 ms period, no extra time; ...). That is configuration, the same for every
-target and for Dom0's 6 %, never a correction.
+otherwise idle" (NWC mode). Each scheduler says that in its own parameters, and
+declares how in its own registration (`allocation` in the catalogue: Credit:
+cap = A; SEDF: slice = A % of a 10 ms period, no extra time; ARINC 653: a frame
+of A % of a 10 ms major frame; a Python scheduler's `allocation` attribute).
+That is configuration, the same for every target and for Dom0's 6 %, never a
+correction. Any scheduler that declares one runs here, a user's included.
 
     from vmsched.alert import run_alert, compare
     r = run_alert("credit", quick=True)          # AlertResult
@@ -47,6 +49,7 @@ from vmsched.api import catalogue, prepare_out_dir, run, write_atomic
 from vmsched.batch import add_backend_options, check_backend, check_jobs, run_all
 from vmsched.errors import InternalError, ScenarioError
 from vmsched.scenario import Scenario
+from vmsched.scheduler import is_spec, register
 
 # ----- the paper's setup ---------------------------------------------------------------
 
@@ -120,66 +123,23 @@ class Allocation:
     params: Callable[[float, tuple[int, int] | None], dict[str, Quantity]]
 
 
-#: SEDF and RTDS period: 10 ms, "to match the CPU allocation time granularity" (the paper, for
-#: SEDF; RTDS's own default period is also 10 ms).
-RESERVATION_PERIOD_MS = 10.0
+def _declared_params(
+    decl: dict[str, Any], a: float, v: tuple[int, int, int] | None
+) -> dict[str, Quantity]:
+    """The per-domain parameters of a scheduler's declared allocation rule for A %."""
+    out: dict[str, Quantity] = {}
+    for p in decl["domain"]:
+        since = _parse_version(p["since"]) if p.get("since") else None
+        if since is not None and v is not None and v < since:
+            continue  # the release does not have the parameter yet
+        if "share_of" in p:
+            out[p["name"]] = (a / 100 * p["share_of"], p["unit"])
+        elif "fixed" in p:
+            out[p["name"]] = (p["fixed"], p["unit"])
+        else:
+            out[p["name"]] = (p["flag"], "bool")
+    return out
 
-
-def _rtds_params(a: float, v: tuple[int, int] | None) -> dict[str, Quantity]:
-    p: dict[str, Quantity] = {
-        "period": (RESERVATION_PERIOD_MS, "ms"),
-        "budget": (a / 100 * RESERVATION_PERIOD_MS, "ms"),
-    }
-    # RTDS has had extratime (work-conserving by default) only since 4.10; before,
-    # a depleted VCPU always waits for its next period.
-    if v is None or v >= (4, 10):
-        p["extratime"] = (False, "bool")
-    return p
-
-
-ALLOCATIONS: dict[str, Allocation] = {
-    "credit": Allocation(
-        rule="cap = A (xl sched-credit -c A)",
-        since="3.0",
-        params=lambda a, v: {"cap": (a, "%")},
-    ),
-    "credit2": Allocation(
-        rule="cap = A (xl sched-credit2 -c A; a budget of A % of each 10 ms)",
-        since="4.10",
-        params=lambda a, v: {"cap": (a, "%")},
-    ),
-    # The proposals built on Credit and Credit2 keep their caps unchanged.
-    "credit-enhanced": Allocation(
-        rule="cap = A (as Credit: Enhanced credit keeps Credit's caps)",
-        since="3.0",
-        params=lambda a, v: {"cap": (a, "%")},
-    ),
-    "credit-dynweight": Allocation(
-        rule="cap = A (as Credit: dynamic weights leave Credit's caps as they are)",
-        since="3.0",
-        params=lambda a, v: {"cap": (a, "%")},
-    ),
-    "mcredit2": Allocation(
-        rule="cap = A (as Credit2: the weight boost leaves Credit2's budgets as they are)",
-        since="4.10",
-        params=lambda a, v: {"cap": (a, "%")},
-    ),
-    "sedf": Allocation(
-        rule="period 10 ms, slice A % x 10 ms, extratime 0 (xm sched-sedf -p 10 -s A/10 -e 0)",
-        since="3.0",
-        params=lambda a, v: {
-            "period": (RESERVATION_PERIOD_MS, "ms"),
-            "slice": (a / 100 * RESERVATION_PERIOD_MS, "ms"),
-            "extratime": (False, "bool"),
-        },
-    ),
-    "rtds": Allocation(
-        rule="period 10 000 us, budget A % x 10 000 us, no extratime "
-        "(xl sched-rtds -p 10000 -b 100A -e 0)",
-        since="4.5",
-        params=_rtds_params,
-    ),
-}
 
 _NS_PER = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 
@@ -213,6 +173,8 @@ def _fmt_pct(x: float) -> str:
 
 
 def _scheduler_info(name: str) -> dict[str, Any]:
+    if is_spec(name):
+        register(name, where="alert.scheduler")
     scheds = catalogue()["schedulers"]
     for s in scheds:
         if s["name"] == name:
@@ -252,14 +214,38 @@ def _allocation_for(info: dict[str, Any]) -> Allocation:
             + ", ".join(s["name"] for s in catalogue()["schedulers"] if s.get("can_cap")),
             path="alert.scheduler",
         )
-    if name not in ALLOCATIONS:
+    decl = info.get("allocation")
+    if not decl:
         raise ScenarioError(
-            f'scheduler "{name}" can cap, but ALERT has no allocation mapping for it; expected '
-            f"one of {', '.join(sorted(ALLOCATIONS))} (add its rule to ALLOCATIONS in "
-            "vmsched/alert.py)",
+            f'scheduler "{name}" can cap, but declares no allocation mapping (how "A % of one '
+            'PCPU, never more" is written in its parameters); expected one in its registration '
+            "(`allocation` in the scheduler's own file, or in its Python class)",
             path="alert.scheduler",
         )
-    return ALLOCATIONS[name]
+    return Allocation(
+        rule=decl["rule"],
+        since=decl.get("since") or "",
+        params=lambda a, v: _declared_params(decl, a, v),
+    )
+
+
+def allocations() -> dict[str, Allocation]:
+    """Every scheduler that can cap, with its declared allocation rule (from the catalogue)."""
+    return {s["name"]: _allocation_for(s) for s in catalogue()["schedulers"] if s.get("allocation")}
+
+
+def _frames(info: dict[str, Any], shares: dict[str, float]) -> dict[str, Any]:
+    """The pool-wide parameters of a scheduler that allots time in a table of frames
+    (ARINC 653): each domain's frame is its allocation % of the major frame."""
+    f = (info.get("allocation") or {}).get("frames")
+    if not f:
+        return {}
+    length = f["major_frame_len"]
+    table = [
+        {f["domain_field"]: dom, f["length_field"]: round(pct / 100 * length, 9)}
+        for dom, pct in shares.items()
+    ]
+    return {f["table"]: table, f["major_frame"]: length}
 
 
 def resolve_version(scheduler: str, requested: str | None) -> str | None:
@@ -316,7 +302,7 @@ def _express(info: dict[str, Any], target_pct: float, version: str | None) -> di
         if spec is None:
             raise InternalError(
                 f'ALERT\'s allocation rule for {info["name"]} sets "{name}", which the scheduler '
-                "does not declare (a bug: ALLOCATIONS in vmsched/alert.py is out of date)"
+                "does not declare (a bug in its declaration)"
             )
         declared = spec["unit"]
         if unit == "bool":
@@ -327,7 +313,7 @@ def _express(info: dict[str, Any], target_pct: float, version: str | None) -> di
         elif unit != declared:
             raise InternalError(
                 f"ALERT's allocation rule for {info['name']} gives {name} in {unit!r}, but the "
-                f"scheduler declares it in {declared!r} (a bug in vmsched/alert.py)"
+                f"scheduler declares it in {declared!r} (a bug in its declaration)"
             )
         if spec["expected"].startswith("an integer"):
             whole = round(value)
@@ -409,6 +395,8 @@ def build_scenario(
         sc.add_domain("Dom0", driver=True, sched=alloc, workload="cpu-hog")
         sc.add_domain("Dom1", sched=alloc, workload="cpu-hog")
         sc.add_domain("Dom2", sched=alloc, workload="cpu-hog")
+        doms = ("Dom0", "Dom1", "Dom2")
+        sc.data["scheduler"].update(_frames(info, dict.fromkeys(doms, target_pct)))
         return sc
     dom0_alloc = _express(info, DOM0_ALLOCATION_PCT, xen_version)
     if dom0_load == "xenmon":
@@ -428,6 +416,7 @@ def build_scenario(
         )
     sc.add_domain("Dom0", driver=True, sched=dom0_alloc, workload=dom0_work)
     sc.add_domain("Dom1", sched=alloc, workload="cpu-hog")
+    sc.data["scheduler"].update(_frames(info, {"Dom0": DOM0_ALLOCATION_PCT, "Dom1": target_pct}))
     return sc
 
 

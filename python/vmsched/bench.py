@@ -38,6 +38,7 @@ from vmsched import _core
 from vmsched.api import catalogue
 from vmsched.errors import from_core, unknown_name
 from vmsched.scenario import load
+from vmsched.scheduler import is_spec, register
 
 #: Repetitions of each case; the fastest is reported.
 REPEATS = 3
@@ -159,6 +160,8 @@ def run_benchmarks(
     writing trace.txt and trace.xentrace, their size (`trace_bytes`) and
     the extra wall time in percent (`cost_pct`).
     """
+    if is_spec(scheduler):
+        register(scheduler, where="--scheduler")
     known = [s["name"] for s in catalogue()["schedulers"]]
     if scheduler not in known:
         raise unknown_name("scheduler", scheduler, known, path="--scheduler")

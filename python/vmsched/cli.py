@@ -41,6 +41,7 @@ from vmsched.errors import (
 )
 from vmsched.output import install_signal_handlers
 from vmsched.scenario import Scenario, read
+from vmsched.scheduler import is_spec, register, under
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -101,6 +102,9 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
     given = {path: opt for path, (opt, val) in options.items() if val is not None}
     sc = read(args.scenario)
     sc = Scenario(sc.data, seed=args.seed, duration_s=args.duration_s, source=sc.source)
+    if getattr(args, "scheduler", None):
+        sc = under(sc, args.scheduler, where="--scheduler")
+        given["scheduler.name"] = "--scheduler"
     return sc, given
 
 
@@ -372,7 +376,10 @@ PARAM_KEYS = ("name", "scope", "unit", "default", "range", "doc")
 
 
 def cmd_schedulers(args: argparse.Namespace) -> int:
-    """`vmsched schedulers [NAME]`: parameter tables, and NAME's docs summary."""
+    """`vmsched schedulers [NAME]`: parameter tables, and NAME's docs summary
+    (NAME may be your own scheduler, `file.py:Class`)."""
+    if args.name is not None and is_spec(args.name):
+        register(args.name, where="NAME")
     scheds = _select(vmsched.catalogue()["schedulers"], "name", args.name, "scheduler")
     if args.format == "json":
         print(json.dumps(scheds, indent=2))
@@ -384,7 +391,8 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
     out = _console()
     for s in scheds:
         out.print(Text.assemble((s["name"], "bold"), f" — {s['summary']}"))
-        cap = "can cap a domain" if s["can_cap"] else "cannot cap a domain"
+        alloc = s.get("allocation")
+        cap = f"can cap a domain ({alloc['rule']})" if alloc else "cannot cap a domain"
         out.print(f"{s['origin']}; {cap}")
         out.print(_params_table(s["params"], with_scope=True))
         if args.name is not None:
@@ -640,6 +648,12 @@ def _add_run(sub: argparse._SubParsersAction, parents: Sequence[argparse.Argumen
     )
     p.add_argument("--seed", type=int, metavar="N", help="set run.seed")
     p.add_argument("--duration-s", type=float, metavar="X", help="set run.duration_s")
+    p.add_argument(
+        "--scheduler",
+        metavar="NAME",
+        help="run under another scheduler: a built-in name, or your own, "
+        "path/to/file.py:Class or package.module:Class (docs/write-a-scheduler.md)",
+    )
     p.add_argument("--json", action="store_true", help="print summary.json instead of the table")
     tabular.add_format_option(p)
     p.add_argument(

@@ -58,6 +58,7 @@ from vmsched.batch import add_backend_options, check_backend, check_jobs, run_al
 from vmsched.errors import ScenarioError, unknown_name
 from vmsched.intervals import separated
 from vmsched.scenario import Scenario, read
+from vmsched.scheduler import is_spec, register
 
 #: `--quick`: the run is shortened to this many simulated seconds (warm-up included).
 QUICK_DURATION_S = 5.0
@@ -188,6 +189,11 @@ def parse_variant(text: str, domains: Sequence[str]) -> RunSpec:
     where = f"--variant {text}"
     sched, _, rest = text.strip().partition(":")
     sched = sched.strip()
+    if "." in sched or "/" in sched:
+        # A user's scheduler, file.py:Class or module:Class: its name holds a colon.
+        cls, _, rest = rest.partition(":")
+        sched = f"{sched}:{cls.strip()}"
+        register(sched, where=where)
     infos = _schedulers()
     if sched not in infos:
         raise unknown_name("scheduler", sched, list(infos), path=where)
@@ -238,6 +244,9 @@ def plan_runs(
     schedulers: Sequence[str], variants: Sequence[str], domains: Sequence[str]
 ) -> list[RunSpec]:
     """The runs of `--schedulers` then `--variant`, checked (ScenarioError if wrong)."""
+    for name in schedulers:
+        if is_spec(name):
+            register(name, where="--schedulers")
     infos = _schedulers()
     specs = []
     for name in schedulers:

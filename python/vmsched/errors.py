@@ -1,12 +1,13 @@
 """Errors a vmsched user can meet.
 
 `ScenarioError` is bad input: it names the file, the field path, the value and
-what was expected, and the CLI exits with status 2 on it. `OutputError` is a
-result that could not be written once the simulation ran (a full disk): status
-3, and nothing of the run is left behind. `InternalError` is a bug in vmsched
-(or in a scheduler): it says so and how to report it. `Interrupted` is SIGINT
-or SIGTERM turned into an exception, so that partial files are removed on the
-way out.
+what was expected, and the CLI exits with status 2 on it; so is `SchedulerError`,
+the failure of a scheduler written in Python (its traceback, or the hook and the
+value it returned). `OutputError` is a result that could not be written once the
+simulation ran (a full disk): status 3, and nothing of the run is left behind.
+`InternalError` is a bug in vmsched (or in a scheduler): it says so and how to
+report it. `Interrupted` is SIGINT or SIGTERM turned into an exception, so that
+partial files are removed on the way out.
 """
 
 from __future__ import annotations
@@ -74,6 +75,12 @@ def unknown_name(what: str, name: str, known: list[str], *, path: str = "") -> S
     )
 
 
+class SchedulerError(ScenarioError):
+    """A scheduler written in Python failed: it raised (its traceback is in the
+    message), returned what a hook must not, did not return in time, or broke
+    a rule the engine checks. Like bad input, the CLI exits with status 2."""
+
+
 class InternalError(VmschedError, RuntimeError):
     """A bug in vmsched or in a scheduler (an invariant broke)."""
 
@@ -83,9 +90,25 @@ def from_core(exc: BaseException, file: str | None) -> VmschedError:
     if isinstance(exc, _core.ScenarioError):
         path, message = exc.args
         return ScenarioError(message, file=file, path=path)
+    if isinstance(exc, _core.SchedulerFault):
+        return _scheduler_error(exc, file)
     if isinstance(exc, _core.InternalError):
         return InternalError(str(exc))
     return InternalError(
         f"internal error: {type(exc).__name__}: {exc} "
         "(this is a bug in vmsched; please report it with the scenario that triggers it)"
     )
+
+
+def _scheduler_error(exc: BaseException, file: str | None) -> SchedulerError:
+    """The fault of a Python scheduler, with the user's traceback when it raised."""
+    import traceback
+
+    cause = exc.__cause__
+    text = str(exc)
+    if cause is not None:
+        frames = traceback.extract_tb(cause.__traceback__)
+        shown = "".join(traceback.format_list(frames)).rstrip()
+        text += "\nTraceback (most recent call last):\n" + shown if shown else ""
+        text += f"\n{type(cause).__name__}: {cause}"
+    return SchedulerError(text, file=file)

@@ -347,7 +347,14 @@ class Scenario:
         )
 
     def validate(self) -> Scenario:
-        """Check the scenario completely; raises ScenarioError."""
+        """Check the scenario completely; raises ScenarioError. A scheduler
+        written in Python that it names is loaded and registered first."""
+        from vmsched import scheduler
+
+        try:
+            scheduler.register_in(self.data)
+        except ScenarioError as exc:
+            raise type(exc)(exc.message, file=self.source, path=exc.path) from None
         text = self.to_json()
         try:
             _core.validate(text)
@@ -405,6 +412,9 @@ def read(path: str | Path) -> Scenario:
     text = read_text_limited(p, "the path of a scenario TOML file", file)
     data = parse_toml(text, file)
     _resolve_profile(data, p.parent, file)
+    from vmsched import scheduler
+
+    scheduler.rebase(data, p.parent)
     return Scenario(data, source=file)
 
 

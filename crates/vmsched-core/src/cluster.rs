@@ -340,18 +340,17 @@ impl Cluster {
         let mut procs = Vec::new();
         for (i, (name, sim)) in self.hosts.iter().enumerate() {
             for (d, spec) in sim.scenario().domains.iter().enumerate() {
-                if spec.workload.kind == "bsp" {
-                    let metrics = &hosts[i]["domains"][d]["workload"];
-                    procs.push((
-                        name.as_str(),
-                        spec.name.as_str(),
-                        &spec.workload.params,
-                        metrics,
-                    ));
-                }
+                let metrics = &hosts[i]["domains"][d]["workload"];
+                let p = (
+                    name.as_str(),
+                    spec.name.as_str(),
+                    &spec.workload.params,
+                    metrics,
+                );
+                procs.push((spec.workload.kind.as_str(), p));
             }
         }
-        let jobs = crate::workload::bsp::jobs(&procs, true);
+        let jobs = crate::workload::jobs(&procs, true);
         let first = &hosts[0];
         json!({
             "vmsched_version": env!("CARGO_PKG_VERSION"),

@@ -58,21 +58,11 @@ pub use error::{ScenarioError, SimError};
 pub use scenario::Scenario;
 pub use time::Time;
 
-/// Every scheduler and workload with its parameters, as JSON (for
+/// Every scheduler (built-in or registered at run time) and workload with
+/// its parameters, as JSON (for
 /// `vmsched schedulers`, the docs and the Python API).
 pub fn catalogue() -> serde_json::Value {
-    let schedulers: Vec<_> = sched::registry()
-        .iter()
-        .map(|s| {
-            serde_json::json!({
-                "name": s.name,
-                "summary": s.summary,
-                "origin": s.origin,
-                "can_cap": s.can_cap,
-                "params": s.params.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
+    let schedulers: Vec<_> = sched::all().iter().map(|s| s.to_json()).collect();
     let workloads: Vec<_> = workload::registry()
         .iter()
         .map(|w| {

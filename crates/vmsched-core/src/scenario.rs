@@ -484,7 +484,7 @@ fn parse_scheduler(v: Option<&Json>) -> Result<(&'static SchedulerInfo, Params),
         return Err(err("scheduler", "is missing; expected a [scheduler] table with name = \"credit\" (or another scheduler)"));
     };
     let t = as_table(v, "scheduler")?;
-    let known: Vec<&str> = sched::registry().iter().map(|s| s.name).collect();
+    let known: Vec<&str> = sched::all().iter().map(|s| s.name).collect();
     let name = get_str(t, "scheduler", "name")?.ok_or_else(|| {
         err(
             "scheduler.name",
@@ -532,8 +532,8 @@ fn validate_sched_params(
                 format!("'{k}' is a {} parameter set {place}", info.name),
             ));
         }
-        if let Some(other) = sched::registry()
-            .iter()
+        if let Some(other) = sched::all()
+            .into_iter()
             .find(|o| o.name != info.name && o.params.iter().any(|s| s.name == k))
         {
             return Err(err(
@@ -754,8 +754,8 @@ pub fn domain_action(
         if DOMAIN_OP_KEYS.contains(&k.as_str()) {
             op_changes.insert(k.clone(), v.clone());
         } else if info.params.iter().any(|s| s.name == k)
-            || sched::registry()
-                .iter()
+            || sched::all()
+                .into_iter()
                 .any(|o| o.params.iter().any(|s| s.name == k))
         {
             // Scheduler parameters, of this scope or not: validation below
@@ -855,7 +855,7 @@ pub fn domain_action(
             }
         }
     }
-    sched::check_domain_ops(info.name, &ops, path)?;
+    (info.check_domain_ops)(&ops, path)?;
     Ok((DomId(d as u32), params, ops))
 }
 

@@ -2,6 +2,8 @@
 //! logic lives here. Every call is guarded so that a Rust panic becomes a
 //! Python `vmsched.InternalError` that says it is a bug, never a crash.
 
+mod pysched;
+
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
@@ -44,6 +46,9 @@ fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 }
 
 fn to_py(e: SimError) -> PyErr {
+    if let Some(fault) = pysched::fault_for(&e) {
+        return fault;
+    }
     match e {
         SimError::Scenario(s) => ScenarioError::new_err((s.path, s.message)),
         SimError::Internal(m) => InternalError::new_err(format!("internal error: {m} ({BUG})")),
@@ -292,7 +297,10 @@ impl Sim {
 
     /// The summary as JSON text.
     fn summary(&self, wall_s: f64) -> PyResult<String> {
-        guarded(|| Ok(self.sim.summary(wall_s).to_string()))
+        guarded(|| {
+            let s = self.sim.summary(wall_s).to_string();
+            pysched::take_fault().map_or(Ok(s), Err)
+        })
     }
 
     /// The time series as raw little-endian columns (see `series_dict`).
@@ -433,6 +441,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_commands, m)?)?;
     m.add_class::<Sim>()?;
     m.add_class::<ClusterSim>()?;
+    pysched::add_to(m)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -29,6 +29,7 @@ from vmsched.monitor.model import Frame, Monitor, parse_changes
 from vmsched.monitor.text import frame_text
 from vmsched.monitor.xentop import XentopFeed
 from vmsched.scenario import read
+from vmsched.scheduler import under
 
 __all__ = ["Frame", "Monitor", "add_arguments", "main", "parse_changes", "parse_speed"]
 
@@ -60,6 +61,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE|-",
         help="show a real Xen host instead: `xentop -b -d SECONDS` output, recorded or "
         "through a pipe (-); give --interval SECONDS (default 3, xentop's)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="NAME",
+        help="watch it under another scheduler: a built-in, or yours (path/to/file.py:Class)",
     )
     p.add_argument(
         "--speed",
@@ -161,7 +167,10 @@ def main(args: argparse.Namespace) -> int:
             _keys_from_terminal()
         monitor = XentopFeed.open(args.xentop, args.interval, blocking=args.batch)
     else:
-        monitor = Monitor.start(read(args.scenario), args.interval)
+        sc = read(args.scenario)
+        if getattr(args, "scheduler", None):
+            sc = under(sc, args.scheduler)
+        monitor = Monitor.start(sc, args.interval)
     if args.batch:
         run_batch(monitor, speed, args.iterations, args.delay)
         return 0

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from vmsched.api import prepare_out_dir, write_atomic
@@ -37,6 +38,7 @@ from vmsched.reproduce import (
     dynweight,
     dynweight_credit,
     enhanced2015,
+    extra,
     govindan2009,
     mcredit2,
     thesis2015,
@@ -60,7 +62,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         *cherkasova2007.EXPERIMENTS,
         *thesis2015.EXPERIMENTS,
         *dynweight.EXPERIMENTS,
-        # The issue-5 proposals (docs/reproduce-proposals.md).
+        # The proposed schedulers' experiments (docs/reproduce-proposals.md).
         *enhanced2015.EXPERIMENTS,
         *govindan2009.EXPERIMENTS,
         *dynweight_credit.EXPERIMENTS,
@@ -86,11 +88,16 @@ def run(
     jobs: int | None = None,
     progress: bool = True,
     replications: int | None = None,
+    with_schedulers: Sequence[str] = (),
 ) -> Reproduction:
     """Run one experiment (its `--quick` version with `quick`) on `jobs` processes, each
-    configuration with `replications` seeds (default: 3 full, 2 quick)."""
+    configuration with `replications` seeds (default: 3 full, 2 quick);
+    `with_schedulers` adds schedulers (yours: `file.py:Class`) as columns."""
+    exp = experiment(exp_id)
+    if with_schedulers:
+        exp = extra.with_schedulers(exp, with_schedulers)
     return run_experiments(
-        [experiment(exp_id)],
+        [exp],
         quick=quick,
         jobs=jobs,
         progress=progress,
@@ -164,6 +171,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         metavar="DIR",
         help="output folder (default results/reproduce/ID; with --all, results/reproduce)",
     )
+    p.add_argument(
+        "--with",
+        dest="with_schedulers",
+        action="append",
+        default=[],
+        metavar="SCHED",
+        help="add a scheduler as a column (yours: path/to/file.py:Class); it repeats the "
+        "reference scheduler's runs (docs/write-a-scheduler.md)",
+    )
     p.set_defaults(func=main)
     return p
 
@@ -236,6 +252,9 @@ def main(args: argparse.Namespace) -> int:
             exps = [experiment(args.id)]
             root = Path(args.out) if args.out is not None else Path("results/reproduce") / args.id
             outs = [root]
+        with_schedulers = getattr(args, "with_schedulers", [])
+        if with_schedulers:
+            exps = [extra.with_schedulers(e, with_schedulers) for e in exps]
         n_jobs = default_jobs(args.jobs)
         n_reps = check_replications(args.replications)
         prepare_out_dir(root)

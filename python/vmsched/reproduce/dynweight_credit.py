@@ -66,8 +66,7 @@ UNITS = {
 
 def label(scheduler: str, params: dict[str, Any]) -> str:
     """`Credit`, `Credit, dynamic weights`."""
-    text = base_label(scheduler, params)
-    return text.replace("credit-dynweight", "Credit, dynamic weights", 1)
+    return base_label(scheduler, params)
 
 
 def target(loads: str) -> tuple[float, ...]:

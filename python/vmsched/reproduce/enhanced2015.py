@@ -70,8 +70,7 @@ UNITS = {
 
 def label(scheduler: str, params: Params) -> str:
     """`Enhanced`, `Credit2`, ...: the thesis's names."""
-    text = base_label(scheduler, {k: v for k, v in params.items() if k != "setup"})
-    return text.replace(ENHANCED, "Enhanced", 1)
+    return base_label(scheduler, {k: v for k, v in params.items() if k != "setup"})
 
 
 def _grid(timing: Timing) -> list[Run]:

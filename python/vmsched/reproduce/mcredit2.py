@@ -66,7 +66,7 @@ UNITS = {
 
 def label(scheduler: str, params: dict[str, Any]) -> str:
     """`SEDF`, `Credit`, `Credit2`, `Mcredit2`, with the varied parameters."""
-    return base_label(scheduler, params).replace("mcredit2", "Mcredit2", 1)
+    return base_label(scheduler, params)
 
 
 def _sched_params(sched: str) -> dict[str, Any]:

@@ -3,7 +3,9 @@ parameters, the paper workloads, reading metrics out of summary.json, and names.
 
 **Shares.** The papers give CPU allocations as weights ("Dom0 is allocated 0.25
 of the CPU allocated to Dom1"). Each scheduler says that in its own parameters,
-by one rule for all experiments (`shares`):
+by one rule for all experiments, which the scheduler declares in its own
+registration (`shares` and `allocation` in `vmsched.catalogue()`; `shares` below
+applies it):
 
 - Credit, Credit2: `weight` proportional (the guest of reference has Xen's
   default 256); in NWC mode every domain is capped at its proportional part of
@@ -26,14 +28,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from vmsched.api import catalogue
 from vmsched.reproduce.framework import Params, fmt_value
+from vmsched.scheduler import is_spec, register
 
-#: Credit's and Credit2's default weight, given to the guest of reference.
-BASE_WEIGHT = 256
-#: BVT's mcuadv of the domain of weight 1 (see the module docstring).
-BVT_MCUADV_BASE = 40
-
-#: Where the explanations of the issue-4 experiments' claims come from (the report says so
+#: Where the explanations of the published experiments' claims come from (the report says so
 #: above the claims; docs/reproduce.md has the run times and the sensitivity runs).
 EXPLAINED_FROM = (
     "the full-length runs (`vmsched reproduce --all`) of the model at commit 0b42cec, with "
@@ -44,12 +43,15 @@ EXPLAINED_FROM = (
 CHERKASOVA_PROFILE = "cherkasova2007"
 THESIS_PROFILE = "thesis2015"
 
-SCHEDULER_NAMES = {
-    "bvt": "BVT",
-    "sedf": "SEDF",
-    "credit": "Credit",
-    "credit2": "Credit2",
-}
+
+def _info(scheduler: str) -> dict[str, Any]:
+    """The scheduler's catalogue entry (a user's scheduler is loaded first)."""
+    if is_spec(scheduler):
+        register(scheduler)
+    for s in catalogue()["schedulers"]:
+        if s["name"] == scheduler:
+            return s
+    raise ValueError(f"no scheduler {scheduler!r}")
 
 
 def shares(
@@ -61,35 +63,49 @@ def shares(
     pcpus: int = 1,
 ) -> list[dict[str, Any]]:
     """The `[domain.sched]` parameters giving domains CPU in proportion to `weights`
-    (the last weight is the reference, usually the guest's), in WC or NWC mode."""
+    (the last weight is the reference, usually the guest's), in WC or NWC mode, as
+    the scheduler declares it does (`shares` in the catalogue; NWC caps with its
+    declared `allocation` of each domain's share of the host)."""
     if mode not in ("wc", "nwc"):
         raise ValueError(f"mode {mode!r}: expected wc or nwc")
+    info = _info(scheduler)
+    rule = info.get("shares")
+    if rule is None:
+        raise ValueError(f"no share rule for scheduler {scheduler!r}")
     total = sum(weights)
     ref = weights[-1]
-    if scheduler in ("credit", "credit2"):
+    if rule["kind"] == "weight":
         out = []
         for w in weights:
-            p: dict[str, Any] = {"weight": round(BASE_WEIGHT * w / ref)}
+            p: dict[str, Any] = {rule["param"]: round(rule["base"] * w / ref)}
             if mode == "nwc":
-                p["cap"] = round(100 * pcpus * w / total)
+                p.update(_capped(info, 100 * pcpus * w / total))
             out.append(p)
         return out
-    if scheduler == "sedf":
+    if rule["kind"] == "reservation":
         if period_ms is None:
-            raise ValueError("SEDF needs a period")
+            raise ValueError(f"{scheduler} needs a period")
         return [
             {
-                "period": period_ms,
-                "slice": math.floor(period_ms * w / total * 1000) / 1000,
-                "extratime": mode == "wc",
+                rule["period"]: period_ms,
+                rule["slice"]: math.floor(period_ms * w / total * 1000) / 1000,
+                rule["extra"]: mode == "wc",
             }
             for w in weights
         ]
-    if scheduler == "bvt":
-        if mode != "wc":
-            raise ValueError("BVT has no NWC mode")
-        return [{"mcuadv": round(BVT_MCUADV_BASE * ref / w)} for w in weights]
-    raise ValueError(f"no share rule for scheduler {scheduler!r}")
+    if mode != "wc":
+        raise ValueError(f"{scheduler} has no NWC mode")
+    return [{rule["param"]: round(rule["base"] * ref / w)} for w in weights]
+
+
+def _capped(info: dict[str, Any], pct: float) -> dict[str, Any]:
+    """The parameters of the scheduler's allocation that scale with A (its cap),
+    rounded to whole numbers, for A = `pct`."""
+    alloc = info.get("allocation") or {}
+    scaled = [p for p in alloc.get("domain", []) if "share_of" in p]
+    if not scaled:
+        raise ValueError(f"{info['name']} has no NWC mode")
+    return {p["name"]: round(pct / 100 * p["share_of"]) for p in scaled}
 
 
 # ----- summary.json -------------------------------------------------------------------------
@@ -135,9 +151,17 @@ _PARAM_TEXT = {
 }
 
 
+def _title(scheduler: str) -> str:
+    """The scheduler's name in reports (`Credit2`); the name itself when it has none."""
+    try:
+        return _info(scheduler).get("title") or scheduler
+    except ValueError:
+        return scheduler
+
+
 def label(scheduler: str, params: Params) -> str:
     """`BVT C = 5 ms`, `SEDF WC P = 10 ms`, `Credit NWC web`: a variant's name."""
-    parts = [SCHEDULER_NAMES.get(scheduler, scheduler)]
+    parts = [_title(scheduler)]
     for key in ("mode", "ctx_allow_ms", "period_ms"):
         if key in params:
             parts.append(_PARAM_TEXT[key](params[key]))

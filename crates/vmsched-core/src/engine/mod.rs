@@ -245,7 +245,7 @@ impl World {
         }
     }
 
-    fn violation(&mut self, msg: String) {
+    pub(crate) fn violation(&mut self, msg: String) {
         if self.fatal.is_none() {
             self.fatal = Some(msg);
         }
@@ -442,7 +442,7 @@ impl Simulation {
             trace: None,
             switch,
         };
-        let sched = sched.unwrap_or_else(|| (info.make)(&scenario.scheduler.params));
+        let sched = sched.unwrap_or_else(|| info.build(&scenario.scheduler.params));
         let workloads = scenario
             .domains
             .iter()

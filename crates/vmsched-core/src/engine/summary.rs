@@ -124,7 +124,7 @@ impl Simulation {
                 "vcpus": vcpus,
             }));
         }
-        let jobs = self.bsp_jobs(&domains);
+        let jobs = self.jobs(&domains);
         let pcpus: Vec<Json> = self
             .w
             .pcpus
@@ -182,17 +182,20 @@ impl Simulation {
         })
     }
 
-    /// The bsp jobs among this host's domains (`domains`: their summaries).
-    fn bsp_jobs(&self, domains: &[Json]) -> Json {
+    /// The jobs among this host's domains (`domains`: their summaries), as
+    /// their workloads group them.
+    fn jobs(&self, domains: &[Json]) -> Json {
         let host = self.w.directory.hosts[self.w.io.host as usize].0.as_str();
         let procs: Vec<_> = self
             .scenario
             .domains
             .iter()
             .zip(domains)
-            .filter(|(d, _)| d.workload.kind == "bsp")
-            .map(|(d, s)| (host, d.name.as_str(), &d.workload.params, &s["workload"]))
+            .map(|(d, s)| {
+                let p = (host, d.name.as_str(), &d.workload.params, &s["workload"]);
+                (d.workload.kind.as_str(), p)
+            })
             .collect();
-        crate::workload::bsp::jobs(&procs, false)
+        crate::workload::jobs(&procs, false)
     }
 }

@@ -45,6 +45,7 @@
 //! (install a new table).
 
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use super::{Allocation, FrameTable};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params, Version};
@@ -119,17 +120,32 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "arinc653",
-    summary:
-        "Xen's ARINC 653 scheduler: a fixed cyclic table of minor frames; unused slots stay idle.",
-    origin: "Xen 4.1 - current (DornerWorks)",
-    can_cap: true,
-    params: PARAMS,
-    make: |p| Box::new(Arinc653::new(p)),
-    check_domain: super::accept_domain,
-    check_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "arinc653",
+    "ARINC 653",
+    PARAMS,
+    |p| Box::new(Arinc653::new(p)),
+)
+.about(
+    "Xen's ARINC 653 scheduler: a fixed cyclic table of minor frames; unused slots stay idle.",
+    "Xen 4.1 - current (DornerWorks)",
+)
+.with_allocation(Allocation {
+    rule: "a minor frame of A % x 10 ms per domain in a 10 ms major frame (schedule = [{domain, runtime_ms}], major_frame_ms = 10)",
+    since: "4.4",
+    domain: &[],
+    frames: Some(FrameTable {
+        table: "schedule",
+        domain_field: "domain",
+        length_field: "runtime_ms",
+        major_frame: "major_frame_ms",
+        major_frame_len: 10.0,
+        unit: "ms",
+    }),
+})
+.with_check_global(check_global)
+.with_check_scenario(check_scenario)
+.with_check_domain_ops(check_domain_ops);
 
 fn ms_to_ns(ms: f64) -> u64 {
     secs_f64(ms / 1000.0)

@@ -43,6 +43,7 @@
 //! (unblock), `sleep` (block), `do_schedule`, `pick_cpu`, `adjust`.
 
 use super::placement::{CreationRule, PinRule, Placer};
+use super::{Allocation, AllocParam, AllocValue};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
@@ -105,16 +106,48 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "atropos",
-    summary: "Xen 2.0's Atropos: per-PCPU EDF reservations with latency hints and 5 ms slack quanta (as coded, broken).",
-    origin: "Xen 2.0.x (removed in 2005 as broken); from Nemesis",
-    can_cap: true,
-    params: PARAMS,
-    make: |p| Box::new(Atropos::new(p)),
-    check_domain,
-    check_global: super::accept_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "atropos",
+    "Atropos",
+    PARAMS,
+    |p| Box::new(Atropos::new(p)),
+)
+.about(
+    "Xen 2.0's Atropos: per-PCPU EDF reservations with latency hints and 5 ms slack quanta (as coded, broken).",
+    "Xen 2.0.x (removed in 2005 as broken); from Nemesis",
+)
+.with_allocation(Allocation {
+    rule: "period 10 ms, slice A % x 10 ms, latency 10 ms, no xtratime (xm atropos DOM 10ms A/10ms 10ms 0)",
+    since: "",
+    domain: &[
+        AllocParam {
+            name: "period",
+            unit: "ms",
+            value: AllocValue::Fixed(10.0),
+            since: "",
+        },
+        AllocParam {
+            name: "slice",
+            unit: "ms",
+            value: AllocValue::Share(10.0),
+            since: "",
+        },
+        AllocParam {
+            name: "latency",
+            unit: "ms",
+            value: AllocValue::Fixed(10.0),
+            since: "",
+        },
+        AllocParam {
+            name: "xtratime",
+            unit: "bool",
+            value: AllocValue::Flag(false),
+            since: "",
+        },
+    ],
+    frames: None,
+})
+.with_check_domain(check_domain);
 
 fn check_domain(_g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError> {
     let timed = ["period", "slice", "latency"];

@@ -42,6 +42,7 @@
 //! `adjust`, `adjust_global`.
 
 use super::placement::{CreationRule, PinRule, Placer};
+use super::Shares;
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
@@ -132,16 +133,21 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "bvt",
-    summary: "Xen's Borrowed Virtual Time: per-PCPU virtual-time fair share with warping; no caps.",
-    origin: "Xen 1.x - 3.0.2; default scheduler in 1.x and 2.0",
-    can_cap: false,
-    params: PARAMS,
-    make: |p| Box::new(Bvt::new(p)),
-    check_domain: super::accept_domain,
-    check_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "bvt",
+    "BVT",
+    PARAMS,
+    |p| Box::new(Bvt::new(p)),
+)
+.about(
+    "Xen's Borrowed Virtual Time: per-PCPU virtual-time fair share with warping; no caps.",
+    "Xen 1.x - 3.0.2; default scheduler in 1.x and 2.0",
+)
+.with_shares(Shares::InverseWeight {
+        param: "mcuadv",
+        base: 40.0,
+    })
+.with_check_global(check_global);
 
 /// The last release with BVT: it was removed on 23 August 2006
 /// (`db51cd09d3`), before 3.0.3.

@@ -60,6 +60,7 @@
 //! `dump`.
 
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use super::{Allocation, AllocParam, AllocValue, Shares};
 use crate::cpumask::CpuMask;
 use crate::error::ScenarioError;
 use crate::host::Topology;
@@ -171,17 +172,32 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "credit",
-    summary:
-        "Xen's Credit scheduler: weights and caps, 30 ms slices, BOOST on wake-up, work stealing.",
-    origin: "Xen 3.0.3 - current; default scheduler from 3.1 to 4.11",
-    can_cap: true,
-    params: PARAMS,
-    make: |p| Box::new(Credit::new(p)),
-    check_domain: super::accept_domain,
-    check_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "credit",
+    "Credit",
+    PARAMS,
+    |p| Box::new(Credit::new(p)),
+)
+.about(
+    "Xen's Credit scheduler: weights and caps, 30 ms slices, BOOST on wake-up, work stealing.",
+    "Xen 3.0.3 - current; default scheduler from 3.1 to 4.11",
+)
+.with_allocation(Allocation {
+    rule: "cap = A (xl sched-credit -c A)",
+    since: "3.0",
+    domain: &[AllocParam {
+        name: "cap",
+        unit: "%",
+        value: AllocValue::Share(100.0),
+        since: "",
+    }],
+    frames: None,
+})
+.with_shares(Shares::Weight {
+        param: "weight",
+        base: 256.0,
+    })
+.with_check_global(check_global);
 
 /// Global parameters that a release did not have yet: (name, first release).
 const ADDED_IN: &[(&str, Version)] = &[

@@ -62,6 +62,7 @@
 //! replenishment), `adjust`, `adjust_global`.
 
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use super::{Allocation, AllocParam, AllocValue, Shares};
 use crate::cpumask::CpuMask;
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
@@ -207,16 +208,34 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "credit2",
-    summary: "Xen's Credit2 scheduler: shared credit-ordered run queues, weight-scaled burn, epochs, load balancing, caps.",
-    origin: "Xen 4.8 - current (experimental since 4.1); default scheduler since 4.12",
-    can_cap: true,
-    params: PARAMS,
-    make: |p| Box::new(Credit2::new(p)),
-    check_domain,
-    check_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "credit2",
+    "Credit2",
+    PARAMS,
+    |p| Box::new(Credit2::new(p)),
+)
+.about(
+    "Xen's Credit2 scheduler: shared credit-ordered run queues, weight-scaled burn, epochs, load balancing, caps.",
+    "Xen 4.8 - current (experimental since 4.1); default scheduler since 4.12",
+)
+.with_allocation(Allocation {
+    rule: "cap = A (xl sched-credit2 -c A; a budget of A % of each 10 ms)",
+    since: "4.10",
+    domain: &[AllocParam {
+        name: "cap",
+        unit: "%",
+        value: AllocValue::Share(100.0),
+        since: "",
+    }],
+    frames: None,
+})
+.with_shares(Shares::Weight {
+        param: "weight",
+        base: 256.0,
+    })
+.with_check_domain(check_domain)
+.with_check_global(check_global)
+.with_check_scenario(check_scenario);
 
 fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
     let rl = p.int("ratelimit_us");

@@ -126,17 +126,7 @@ macro_rules! forward_hooks {
     };
 }
 
-pub mod arinc653;
-pub mod atropos;
-pub mod bvt;
-pub mod credit;
-pub mod credit2;
-pub mod null;
 pub mod placement;
-pub mod rrobin;
-pub mod rtds;
-pub mod sedf;
-pub mod sedf_comm;
 
 use crate::cpumask::CpuMask;
 use crate::domain::Vcpu;
@@ -173,15 +163,15 @@ pub trait Scheduler: Send {
     fn name(&self) -> &'static str;
 
     /// The host is built: `ctx.npcpus()` PCPUs exist. Arm periodic timers here.
-    fn init(&mut self, ctx: &mut SchedCtx);
+    fn init(&mut self, _ctx: &mut SchedCtx) {}
 
     /// A domain is created with its validated per-domain parameters.
-    fn init_domain(&mut self, ctx: &mut SchedCtx, dom: DomId, params: &Params);
+    fn init_domain(&mut self, _ctx: &mut SchedCtx, _dom: DomId, _params: &Params) {}
 
     /// A VCPU joins. Its `processor` holds the engine's initial placement; the
     /// scheduler may change it with [`SchedCtx::set_processor`]. It is not
     /// runnable yet (it is woken when its guest gets work).
-    fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId);
+    fn insert_vcpu(&mut self, _ctx: &mut SchedCtx, _v: VcpuId) {}
 
     /// A VCPU leaves the scheduler (its domain is destroyed). It is neither
     /// running nor runnable. Hot-unplug (`xl vcpu-set`) does not remove a
@@ -210,8 +200,11 @@ pub trait Scheduler: Send {
     /// `v` has been switched off its PCPU.
     fn context_saved(&mut self, _ctx: &mut SchedCtx, _v: VcpuId) {}
 
-    /// Choose a PCPU for `v` (insert and migration).
-    fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId;
+    /// Choose a PCPU for `v` (migration). By default `v` stays where it is
+    /// if its hard affinity allows, else goes to the first PCPU it allows.
+    fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
+        placement::stay_or_first_allowed(ctx, v)
+    }
 
     /// Move `v`'s bookkeeping to `to` (after `pick_cpu`, during a migration).
     fn migrate(&mut self, ctx: &mut SchedCtx, v: VcpuId, to: PcpuId) {
@@ -223,7 +216,7 @@ pub trait Scheduler: Send {
 
     /// Change a domain's parameters at run time (`xl sched-* -d`). `params`
     /// holds the complete new set, already validated against the declaration.
-    fn adjust(&mut self, ctx: &mut SchedCtx, dom: DomId, params: &Params);
+    fn adjust(&mut self, _ctx: &mut SchedCtx, _dom: DomId, _params: &Params) {}
 
     /// Change pool-wide parameters at run time (`xl sched-* -s`).
     fn adjust_global(&mut self, _ctx: &mut SchedCtx, _params: &Params) {}
@@ -475,6 +468,14 @@ impl<'a> SchedCtx<'a> {
         self.w.deferred.push(Deferred::Unpause(v));
     }
 
+    /// Stop the run: the scheduler cannot go on (a scheduler defined outside
+    /// this crate whose code failed, or returned something it must not).
+    /// The run ends after the current event with an error carrying `why`;
+    /// only the first such error is kept.
+    pub fn fail(&mut self, why: String) {
+        self.w.violation(why);
+    }
+
     /// Start migrating `v` (Xen's `_VPF_migrating` + sleep): once it is off its
     /// PCPU the engine calls `pick_cpu`, `migrate` and `wake`.
     pub fn migrate(&mut self, v: VcpuId) {
@@ -484,31 +485,152 @@ impl<'a> SchedCtx<'a> {
 
 /// Builds a scheduler from its validated global parameters.
 pub type SchedulerFactory = fn(&Params) -> Box<dyn Scheduler>;
+/// Builds a scheduler defined outside this crate (a Python class, through
+/// the bindings) from its validated global parameters.
+pub type ExternalFactory = dyn Fn(&Params) -> Box<dyn Scheduler> + Send + Sync;
 /// Cross-parameter check of a domain's parameters.
 pub type DomainCheck = fn(&Params, &Params, &str) -> Result<(), ScenarioError>;
+/// Cross-parameter check of a scheduler's global parameters.
+pub type GlobalCheck = fn(&Params, &str) -> Result<(), ScenarioError>;
+/// Check of the scheduler's parameters against the whole scenario (a
+/// parameter that names a domain, a boot-time parameter an action changes).
+pub type ScenarioCheck = fn(&crate::scenario::Scenario) -> Result<(), ScenarioError>;
+/// Toolstack operations (`xl pause`, hotplug, pinning) the scheduler cannot
+/// honour, checked for every domain action.
+pub type DomainOpsCheck = fn(&crate::scenario::DomainOps, &str) -> Result<(), ScenarioError>;
 
-/// A registered scheduler.
+/// How one parameter of an [`Allocation`] is set for a domain allotted A %
+/// of one PCPU.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AllocValue {
+    /// A % of this quantity (in the parameter's `unit`): `cap = A % of 100`,
+    /// `slice = A % of 10 ms`.
+    Share(f64),
+    /// This value whatever A is (the period the share is taken of).
+    Fixed(f64),
+    /// A switch (`extratime = false`).
+    Flag(bool),
+}
+
+/// One parameter an [`Allocation`] sets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AllocParam {
+    /// The parameter, as the scheduler declares it.
+    pub name: &'static str,
+    /// The unit `value` is written in (converted to the declared unit).
+    pub unit: &'static str,
+    /// Its value for an allocation of A %.
+    pub value: AllocValue,
+    /// First Xen release that has the parameter (`""`: every release).
+    pub since: &'static str,
+}
+
+/// How "A % of one PCPU and never more" is written in a scheduler's own
+/// parameters: what ALERT configures, and what a reproduction means by a
+/// capped domain. Configuration, never a correction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Allocation {
+    /// The rule in words, as the scheduler's own tool would set it.
+    pub rule: &'static str,
+    /// First Xen release in which the scheduler can hold a domain to an
+    /// allocation this way (`""` for a scheduler without releases).
+    pub since: &'static str,
+    /// Per-domain parameters (`[domain.sched]`).
+    pub domain: &'static [AllocParam],
+    /// Or, for a scheduler that allots time in a pool-wide table of frames
+    /// (ARINC 653), how each domain's frame is written there.
+    pub frames: Option<FrameTable>,
+}
+
+/// A pool-wide cyclic table in which each domain gets a frame of A % of a
+/// fixed major frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameTable {
+    /// The global list parameter holding the table.
+    pub table: &'static str,
+    /// The entry field naming the domain.
+    pub domain_field: &'static str,
+    /// The entry field holding the frame's length.
+    pub length_field: &'static str,
+    /// The global parameter holding the major frame's length.
+    pub major_frame: &'static str,
+    /// The major frame's length, in `unit`.
+    pub major_frame_len: f64,
+    /// The unit of the lengths.
+    pub unit: &'static str,
+}
+
+/// How a reproduction gives domains CPU in proportion to relative weights
+/// (work-conserving); with the scheduler's [`Allocation`] it caps them too.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shares {
+    /// `param = round(base × w / w_ref)` (Credit's weight).
+    Weight {
+        /// The weight parameter.
+        param: &'static str,
+        /// The reference domain's value.
+        base: f64,
+    },
+    /// `param = round(base × w_ref / w)`: a parameter inversely proportional
+    /// to the share (BVT's `mcuadv`).
+    InverseWeight {
+        /// The parameter.
+        param: &'static str,
+        /// The reference domain's value.
+        base: f64,
+    },
+    /// A reservation of `period`, `slice = period × w / Σw`, with `extra`
+    /// on in work-conserving mode (SEDF).
+    Reservation {
+        /// The period parameter.
+        period: &'static str,
+        /// The slice parameter.
+        slice: &'static str,
+        /// The switch giving a domain slack beyond its slice.
+        extra: &'static str,
+    },
+}
+
+/// Everything a scheduler declares about itself: its registry entry. Each
+/// scheduler's file holds one (built with [`SchedulerInfo::new`] and the
+/// `with_*` methods), the list in `schedulers!` names its module, and
+/// nothing else names it.
+#[derive(Clone, Copy)]
 pub struct SchedulerInfo {
     /// Registry name, as in `[scheduler] name = ...`.
     pub name: &'static str,
+    /// Its name in reports and figures (`Credit2`).
+    pub title: &'static str,
     /// One line: what it is.
     pub summary: &'static str,
     /// Where it comes from (Xen versions, paper).
     pub origin: &'static str,
-    /// Whether it can limit a domain below what it could use (NWC mode).
+    /// Whether it can limit a domain below what it could use (NWC mode):
+    /// exactly when it declares an [`Allocation`].
     pub can_cap: bool,
+    /// How it holds a domain to an allocation, if it can.
+    pub allocation: Option<Allocation>,
+    /// How it gives domains proportional shares, if it can.
+    pub shares: Option<Shares>,
     /// Every parameter, global and per domain.
     pub params: &'static [ParamSpec],
     /// Constructor.
     pub make: SchedulerFactory,
+    /// Constructor of a scheduler defined outside this crate (used instead
+    /// of `make`).
+    pub external: Option<&'static ExternalFactory>,
     /// Cross-parameter check for one domain.
     pub check_domain: DomainCheck,
     /// Cross-parameter check of the global parameters.
     pub check_global: GlobalCheck,
+    /// Check against the whole scenario.
+    pub check_scenario: ScenarioCheck,
+    /// Toolstack operations it refuses.
+    pub check_domain_ops: DomainOpsCheck,
+    /// The counters its [`Scheduler::counters`] reports in the summary,
+    /// each with what it counts.
+    pub counters: &'static [(&'static str, &'static str)],
 }
-
-/// Cross-parameter check of a scheduler's global parameters.
-pub type GlobalCheck = fn(&Params, &str) -> Result<(), ScenarioError>;
 
 /// A check that accepts everything.
 pub fn accept_domain(_g: &Params, _p: &Params, _path: &str) -> Result<(), ScenarioError> {
@@ -520,7 +642,119 @@ pub fn accept_global(_g: &Params, _path: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// A check that accepts every scenario.
+pub fn accept_scenario(_sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
+    Ok(())
+}
+
+/// A check that accepts every toolstack operation.
+pub fn accept_domain_ops(
+    _ops: &crate::scenario::DomainOps,
+    _path: &str,
+) -> Result<(), ScenarioError> {
+    Ok(())
+}
+
+/// The `make` of an external entry: never called, [`SchedulerInfo::build`]
+/// uses the external factory.
+fn external_only(_p: &Params) -> Box<dyn Scheduler> {
+    unreachable!("an external scheduler is built by its external factory")
+}
+
 impl SchedulerInfo {
+    /// A registry entry with what every scheduler must say; the rest keeps
+    /// the defaults (no caps, no shares, every check accepting, no
+    /// counters) unless a `with_*` method sets it.
+    pub const fn new(
+        name: &'static str,
+        title: &'static str,
+        params: &'static [ParamSpec],
+        make: SchedulerFactory,
+    ) -> SchedulerInfo {
+        SchedulerInfo {
+            name,
+            title,
+            summary: "",
+            origin: "",
+            can_cap: false,
+            allocation: None,
+            shares: None,
+            params,
+            make,
+            external: None,
+            check_domain: accept_domain,
+            check_global: accept_global,
+            check_scenario: accept_scenario,
+            check_domain_ops: accept_domain_ops,
+            counters: &[],
+        }
+    }
+
+    /// The entry of a scheduler built outside this crate by `make`.
+    pub fn external(
+        name: &'static str,
+        params: &'static [ParamSpec],
+        make: &'static ExternalFactory,
+    ) -> SchedulerInfo {
+        SchedulerInfo {
+            external: Some(make),
+            ..SchedulerInfo::new(name, name, params, external_only)
+        }
+    }
+
+    /// What it is, in one line, and where it comes from.
+    pub const fn about(mut self, summary: &'static str, origin: &'static str) -> SchedulerInfo {
+        self.summary = summary;
+        self.origin = origin;
+        self
+    }
+
+    /// It can cap, this way.
+    pub const fn with_allocation(mut self, a: Allocation) -> SchedulerInfo {
+        self.can_cap = true;
+        self.allocation = Some(a);
+        self
+    }
+
+    /// It gives proportional shares this way.
+    pub const fn with_shares(mut self, s: Shares) -> SchedulerInfo {
+        self.shares = Some(s);
+        self
+    }
+
+    /// Its cross-parameter check of one domain.
+    pub const fn with_check_domain(mut self, f: DomainCheck) -> SchedulerInfo {
+        self.check_domain = f;
+        self
+    }
+
+    /// Its cross-parameter check of the global parameters.
+    pub const fn with_check_global(mut self, f: GlobalCheck) -> SchedulerInfo {
+        self.check_global = f;
+        self
+    }
+
+    /// Its check against the whole scenario.
+    pub const fn with_check_scenario(mut self, f: ScenarioCheck) -> SchedulerInfo {
+        self.check_scenario = f;
+        self
+    }
+
+    /// The toolstack operations it refuses.
+    pub const fn with_check_domain_ops(mut self, f: DomainOpsCheck) -> SchedulerInfo {
+        self.check_domain_ops = f;
+        self
+    }
+
+    /// The counters it reports.
+    pub const fn with_counters(
+        mut self,
+        counters: &'static [(&'static str, &'static str)],
+    ) -> SchedulerInfo {
+        self.counters = counters;
+        self
+    }
+
     /// Parameters of one scope.
     pub fn params_of(&self, scope: ParamScope) -> Vec<ParamSpec> {
         self.params
@@ -529,50 +763,138 @@ impl SchedulerInfo {
             .cloned()
             .collect()
     }
-}
 
-/// Every scheduler vmsched knows, in listing order.
-pub fn registry() -> &'static [SchedulerInfo] {
-    static REGISTRY: &[SchedulerInfo] = &[
-        credit::INFO,
-        credit2::INFO,
-        rtds::INFO,
-        null::INFO,
-        arinc653::INFO,
-        sedf::INFO,
-        sedf_comm::INFO,
-        bvt::INFO,
-        atropos::INFO,
-        rrobin::INFO,
-        credit::enhanced::INFO,
-        credit::dynweight::INFO,
-        credit2::mcredit2::INFO,
-    ];
-    REGISTRY
-}
+    /// Build the scheduler from validated global parameters.
+    pub fn build(&self, params: &Params) -> Box<dyn Scheduler> {
+        match self.external {
+            Some(make) => make(params),
+            None => (self.make)(params),
+        }
+    }
 
-/// Checks of scheduler parameters that need the whole scenario (a parameter
-/// that names a domain), run once the domains and actions are parsed.
-pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
-    match sc.scheduler.name.as_str() {
-        "credit2" | "mcredit2" => credit2::check_scenario(sc),
-        "rtds" => rtds::check_scenario(sc),
-        "arinc653" => arinc653::check_scenario(sc),
-        "sedf-comm" => sedf_comm::check_scenario(sc),
-        _ => Ok(()),
+    /// The entry as JSON, for the catalogue.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let alloc = self.allocation.map(|a| {
+            let domain: Vec<_> = a
+                .domain
+                .iter()
+                .map(|p| {
+                    let (kind, value) = match p.value {
+                        AllocValue::Share(x) => ("share_of", json!(x)),
+                        AllocValue::Fixed(x) => ("fixed", json!(x)),
+                        AllocValue::Flag(b) => ("flag", json!(b)),
+                    };
+                    json!({"name": p.name, "unit": p.unit, kind: value, "since": p.since})
+                })
+                .collect();
+            let frames = a.frames.map(|f| {
+                json!({
+                    "table": f.table,
+                    "domain_field": f.domain_field,
+                    "length_field": f.length_field,
+                    "major_frame": f.major_frame,
+                    "major_frame_len": f.major_frame_len,
+                    "unit": f.unit,
+                })
+            });
+            json!({"rule": a.rule, "since": a.since, "domain": domain, "frames": frames})
+        });
+        let shares = self.shares.map(|s| match s {
+            Shares::Weight { param, base } => {
+                json!({"kind": "weight", "param": param, "base": base})
+            }
+            Shares::InverseWeight { param, base } => {
+                json!({"kind": "inverse-weight", "param": param, "base": base})
+            }
+            Shares::Reservation {
+                period,
+                slice,
+                extra,
+            } => json!({"kind": "reservation", "period": period, "slice": slice, "extra": extra}),
+        });
+        let counters: Vec<_> = self
+            .counters
+            .iter()
+            .map(|(n, d)| json!({"name": n, "doc": d}))
+            .collect();
+        json!({
+            "name": self.name,
+            "title": self.title,
+            "summary": self.summary,
+            "origin": self.origin,
+            "builtin": self.external.is_none(),
+            "can_cap": self.can_cap,
+            "allocation": alloc,
+            "shares": shares,
+            "counters": counters,
+            "params": self.params.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
+        })
     }
 }
 
-/// Toolstack operations a scheduler cannot honour, checked for every domain
-/// action (at load time and live).
-pub(crate) fn check_domain_ops(
-    sched: &str,
-    ops: &crate::scenario::DomainOps,
-    path: &str,
-) -> Result<(), ScenarioError> {
-    match sched {
-        "arinc653" => arinc653::check_domain_ops(ops, path),
-        _ => Ok(()),
+/// The scheduler modules, listed once: each becomes a module of this one and
+/// an entry of [`registry`], in listing order. Schedulers built on another
+/// are child modules of it, listed as `parent::child` after the others.
+macro_rules! schedulers {
+    ($($m:ident),* ; $($parent:ident :: $child:ident),* $(,)?) => {
+        $(pub mod $m;)*
+
+        /// Every built-in scheduler, in listing order.
+        pub fn registry() -> &'static [SchedulerInfo] {
+            static REGISTRY: &[SchedulerInfo] = &[$($m::INFO,)* $($parent::$child::INFO,)*];
+            REGISTRY
+        }
+    };
+}
+
+// The one list of schedulers: a new one is its own file plus its name here.
+schedulers! {
+    credit, credit2, rtds, null, arinc653, sedf, sedf_comm, bvt, atropos, rrobin;
+    credit::enhanced, credit::dynweight, credit2::mcredit2,
+}
+
+/// The tutorial's Rust scheduler (`docs/write-a-scheduler.md`), compiled and
+/// run by the tests without being listed.
+#[cfg(test)]
+#[path = "../../../../docs/tutorial/wrr.rs"]
+mod tutorial_wrr;
+
+/// Schedulers registered at run time from outside this crate (Python
+/// classes, through the bindings), newest last.
+static EXTERNAL: std::sync::RwLock<Vec<&'static SchedulerInfo>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Register a scheduler defined outside this crate under `info.name`
+/// (replacing an earlier one of that name); a built-in's name is refused.
+/// The entry lives as long as the process (a loaded class stays loaded).
+pub fn register_external(info: SchedulerInfo) -> Result<&'static SchedulerInfo, String> {
+    if registry().iter().any(|s| s.name == info.name) {
+        return Err(format!(
+            "\"{}\" is a built-in scheduler's name; expected another name",
+            info.name
+        ));
+    }
+    let leaked: &'static SchedulerInfo = Box::leak(Box::new(info));
+    let mut ext = EXTERNAL.write().unwrap_or_else(|e| e.into_inner());
+    ext.retain(|s| s.name != leaked.name);
+    ext.push(leaked);
+    Ok(leaked)
+}
+
+/// Every scheduler: the built-ins, then those registered at run time.
+pub fn all() -> Vec<&'static SchedulerInfo> {
+    let mut out: Vec<&'static SchedulerInfo> = registry().iter().collect();
+    out.extend(EXTERNAL.read().unwrap_or_else(|e| e.into_inner()).iter());
+    out
+}
+
+/// The checks of the scenario's scheduler that need the whole scenario, run
+/// once the domains and actions are parsed (the scheduler's own declaration).
+pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
+    match find(&sc.scheduler.name) {
+        Some(info) => (info.check_scenario)(sc),
+        None => Ok(()),
     }
 }
 
@@ -607,7 +929,49 @@ pub(crate) fn reject_boot_changes(
     Ok(())
 }
 
-/// Look a scheduler up by name.
+/// Look a scheduler up by name (a built-in, or one registered at run time).
 pub fn find(name: &str) -> Option<&'static SchedulerInfo> {
-    registry().iter().find(|s| s.name == name)
+    registry().iter().find(|s| s.name == name).or_else(|| {
+        EXTERNAL
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .copied()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scheduler is its own file plus its registration: the tutorial's,
+    /// registered at run time instead of listed, runs by name like a built-in.
+    #[test]
+    fn the_tutorials_rust_scheduler_runs_by_name() {
+        register_external(tutorial_wrr::INFO).expect("a new name");
+        let sc = crate::Scenario::from_toml_str(
+            "[host]\npcpus = 1\n[scheduler]\nname = \"wrr\"\n[run]\nduration_s = 3\n\
+             [[domain]]\nname = \"big\"\nweight = 512\n[domain.workload]\nkind = \"cpu-hog\"\n\
+             [[domain]]\nname = \"small\"\n[domain.workload]\nkind = \"cpu-hog\"\n",
+        )
+        .expect("valid");
+        let mut sim = crate::Simulation::new(&sc).expect("builds");
+        sim.run().expect("runs");
+        let s = sim.summary(0.0);
+        let cpu = |i: usize| s["domains"][i]["cpu_pct"].as_f64().unwrap();
+        // Turns of 20 ms and 10 ms: two thirds and one third of the PCPU.
+        assert!((cpu(0) - 200.0 / 3.0).abs() < 1.0, "{}", cpu(0));
+        assert!((cpu(1) - 100.0 / 3.0).abs() < 1.0, "{}", cpu(1));
+    }
+
+    /// Every built-in declares it can cap exactly when it says how.
+    #[test]
+    fn can_cap_is_declared_with_an_allocation() {
+        for s in registry() {
+            assert_eq!(s.can_cap, s.allocation.is_some(), "{}", s.name);
+            assert!(!s.title.is_empty() && !s.summary.is_empty(), "{}", s.name);
+        }
+    }
 }

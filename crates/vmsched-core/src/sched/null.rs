@@ -27,16 +27,16 @@ use crate::params::{ParamSpec, Params};
 const PARAMS: &[ParamSpec] = &[];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "null",
-    summary: "Xen's null scheduler: each VCPU statically owns one PCPU; VCPUs beyond the PCPU count wait forever.",
-    origin: "Xen 4.9 - current (experimental)",
-    can_cap: false,
-    params: PARAMS,
-    make: |_| Box::new(Null::default()),
-    check_domain: super::accept_domain,
-    check_global: super::accept_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "null",
+    "null",
+    PARAMS,
+    |_| Box::new(Null::default()),
+)
+.about(
+    "Xen's null scheduler: each VCPU statically owns one PCPU; VCPUs beyond the PCPU count wait forever.",
+    "Xen 4.9 - current (experimental)",
+);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {

@@ -42,6 +42,7 @@
 //! (repl_timer_handler), `adjust`.
 
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use super::{Allocation, AllocParam, AllocValue};
 use crate::cpumask::CpuMask;
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
@@ -107,16 +108,44 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "rtds",
-    summary: "Xen's RTDS scheduler: per-VCPU budget/period deferrable servers under global EDF, optional extratime.",
-    origin: "Xen 4.5 - current (experimental); extratime since 4.10",
-    can_cap: true,
-    params: PARAMS,
-    make: |p| Box::new(Rtds::new(p)),
-    check_domain,
-    check_global: super::accept_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "rtds",
+    "RTDS",
+    PARAMS,
+    |p| Box::new(Rtds::new(p)),
+)
+.about(
+    "Xen's RTDS scheduler: per-VCPU budget/period deferrable servers under global EDF, optional extratime.",
+    "Xen 4.5 - current (experimental); extratime since 4.10",
+)
+.with_allocation(Allocation {
+    rule: "period 10 000 us, budget A % x 10 000 us, no extratime (xl sched-rtds -p 10000 -b 100A -e 0)",
+    since: "4.5",
+    domain: &[
+        AllocParam {
+            name: "period",
+            unit: "ms",
+            value: AllocValue::Fixed(10.0),
+            since: "",
+        },
+        AllocParam {
+            name: "budget",
+            unit: "ms",
+            value: AllocValue::Share(10.0),
+            since: "",
+        },
+        // Before 4.10 RTDS has no extratime: a depleted VCPU always waits.
+        AllocParam {
+            name: "extratime",
+            unit: "bool",
+            value: AllocValue::Flag(false),
+            since: "4.10",
+        },
+    ],
+    frames: None,
+})
+.with_check_domain(check_domain)
+.with_check_scenario(check_scenario);
 
 /// The release cannot change through an `[[action]]`.
 pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {

@@ -64,6 +64,7 @@
 //! halves: its charges (`Unit::debt`) are always 0.
 
 use super::placement::{vcpu_id_slot, CreationRule, PinRule, Placer};
+use super::{Allocation, AllocParam, AllocValue, Shares};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
@@ -192,16 +193,47 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "sedf",
-    summary: "Xen's SEDF: per-PCPU EDF reservations (period, slice) with weighted slack in 500 us quanta.",
-    origin: "Xen 3.0.0 - 4.5; default scheduler in 3.0.0 - 3.0.2",
-    can_cap: true,
-    params: PARAMS,
-    make: |p| Box::new(Sedf::new(p)),
-    check_domain,
-    check_global: super::accept_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "sedf",
+    "SEDF",
+    PARAMS,
+    |p| Box::new(Sedf::new(p)),
+)
+.about(
+    "Xen's SEDF: per-PCPU EDF reservations (period, slice) with weighted slack in 500 us quanta.",
+    "Xen 3.0.0 - 4.5; default scheduler in 3.0.0 - 3.0.2",
+)
+.with_allocation(Allocation {
+    rule: "period 10 ms, slice A % x 10 ms, extratime 0 (xm sched-sedf -p 10 -s A/10 -e 0)",
+    since: "3.0",
+    domain: &[
+        AllocParam {
+            name: "period",
+            unit: "ms",
+            value: AllocValue::Fixed(10.0),
+            since: "",
+        },
+        AllocParam {
+            name: "slice",
+            unit: "ms",
+            value: AllocValue::Share(10.0),
+            since: "",
+        },
+        AllocParam {
+            name: "extratime",
+            unit: "bool",
+            value: AllocValue::Flag(false),
+            since: "",
+        },
+    ],
+    frames: None,
+})
+.with_shares(Shares::Reservation {
+        period: "period",
+        slice: "slice",
+        extra: "extratime",
+    })
+.with_check_domain(check_domain);
 
 /// Behaviour that changed between releases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

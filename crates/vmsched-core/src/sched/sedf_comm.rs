@@ -38,6 +38,7 @@
 //! preferences and the accounting at run time.
 
 use super::sedf::{self, Sedf, EXTRA_QUANTUM_NS};
+use super::{Allocation, AllocParam, AllocValue, Shares};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
@@ -89,16 +90,48 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "sedf-comm",
-    summary: "Communication-aware SEDF: SEDF's reservations, the most network-intensive domain first within a period, optional I/O accounting.",
-    origin: "Govindan et al. 2009 (IEEE Trans. Computers 58(8)), on Xen 3.0.2's SEDF",
-    can_cap: true,
-    params: PARAMS,
-    make: |p| Box::new(SedfComm::new(p)),
-    check_domain: sedf::check_domain,
-    check_global: super::accept_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "sedf-comm",
+    "SEDF-comm",
+    PARAMS,
+    |p| Box::new(SedfComm::new(p)),
+)
+.about(
+    "Communication-aware SEDF: SEDF's reservations, the most network-intensive domain first within a period, optional I/O accounting.",
+    "Govindan et al. 2009 (IEEE Trans. Computers 58(8)), on Xen 3.0.2's SEDF",
+)
+.with_allocation(Allocation {
+    rule: "period 10 ms, slice A % x 10 ms, extratime 0 (as SEDF)",
+    since: "3.0",
+    domain: &[
+        AllocParam {
+            name: "period",
+            unit: "ms",
+            value: AllocValue::Fixed(10.0),
+            since: "",
+        },
+        AllocParam {
+            name: "slice",
+            unit: "ms",
+            value: AllocValue::Share(10.0),
+            since: "",
+        },
+        AllocParam {
+            name: "extratime",
+            unit: "bool",
+            value: AllocValue::Flag(false),
+            since: "",
+        },
+    ],
+    frames: None,
+})
+.with_shares(Shares::Reservation {
+        period: "period",
+        slice: "slice",
+        extra: "extratime",
+    })
+.with_check_domain(sedf::check_domain)
+.with_check_scenario(check_scenario);
 
 /// The SEDF parameters fixed when the hypervisor starts.
 pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {

@@ -97,6 +97,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             iteration: LatencyHistogram::default(),
         })
     },
+    jobs: Some(jobs),
 };
 
 fn check(p: &Params, path: &str) -> Result<(), ScenarioError> {
@@ -263,7 +264,7 @@ impl Workload for Bsp {
 /// their peer lists. A job completes when its last process does.
 /// `label_hosts`: name processes `host/domain` (a cluster) rather than
 /// `domain`.
-pub(crate) fn jobs(procs: &[(&str, &str, &Params, &Json)], label_hosts: bool) -> Json {
+fn jobs(procs: &[super::JobProcess], label_hosts: bool) -> Json {
     let n = procs.len();
     let mut parent: Vec<usize> = (0..n).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {

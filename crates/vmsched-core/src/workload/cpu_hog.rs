@@ -29,6 +29,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             kind: "cpu-hog",
         })
     },
+    jobs: None,
 };
 
 /// The Isolation Benchmark Suite's CPU-intensive test (integer and floating
@@ -49,6 +50,7 @@ pub(super) const STRESS: WorkloadInfo = WorkloadInfo {
             kind: "cpu-stress",
         })
     },
+    jobs: None,
 };
 
 struct CpuHog {

@@ -61,6 +61,7 @@ pub(super) const DISK_READ: WorkloadInfo = WorkloadInfo {
             from: Time::ZERO,
         })
     },
+    jobs: None,
 };
 
 /// Tags.
@@ -234,6 +235,7 @@ pub(super) const IOZONE: WorkloadInfo = WorkloadInfo {
             from: Time::ZERO,
         })
     },
+    jobs: None,
 };
 
 struct Iozone {

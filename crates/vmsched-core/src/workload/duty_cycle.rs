@@ -65,6 +65,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             missed: 0,
         })
     },
+    jobs: None,
 };
 
 struct DutyCycle {

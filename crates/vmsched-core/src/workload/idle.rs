@@ -12,6 +12,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     io: false,
     peers: super::no_peers,
     make: |_p: &Params| Box::new(Idle),
+    jobs: None,
 };
 
 struct Idle;

@@ -257,7 +257,18 @@ pub struct WorkloadInfo {
     pub io: bool,
     /// The domains its parameters name as peers, checked at load time.
     pub peers: PeerList,
+    /// Whether its domains together form jobs reported in the summary's
+    /// `jobs` (a parallel job's processes), and how.
+    pub jobs: Option<JobsSummary>,
 }
+
+/// One process of a job: (host, domain, its workload parameters, its
+/// workload metrics in the summary).
+pub type JobProcess<'a> = (&'a str, &'a str, &'a Params, &'a Json);
+
+/// Groups the processes of one workload kind into jobs, for the summary's
+/// `jobs`; `label_hosts` names each process `host/domain` (a cluster).
+pub type JobsSummary = fn(&[JobProcess], bool) -> Json;
 
 /// A domain a workload's parameters name: `(parameter, host, domain)`;
 /// `host` is `None` for this host.
@@ -307,6 +318,25 @@ pub fn registry() -> &'static [WorkloadInfo] {
         bsp::INFO,
     ];
     REGISTRY
+}
+
+/// The jobs formed by `procs` (each with its workload kind), as the
+/// summary's `jobs` array: every kind that declares [`WorkloadInfo::jobs`]
+/// groups its own processes, in registry order.
+pub fn jobs(procs: &[(&str, JobProcess)], label_hosts: bool) -> Json {
+    let mut out = Vec::new();
+    for info in registry() {
+        let Some(group) = info.jobs else { continue };
+        let mine: Vec<JobProcess> = procs
+            .iter()
+            .filter(|(kind, _)| *kind == info.kind)
+            .map(|(_, p)| *p)
+            .collect();
+        if let Json::Array(found) = group(&mine, label_hosts) {
+            out.extend(found);
+        }
+    }
+    Json::Array(out)
 }
 
 /// Look a workload kind up.

@@ -53,6 +53,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             from: Time::ZERO,
         })
     },
+    jobs: None,
 };
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -103,6 +103,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             from: Time::ZERO,
         })
     },
+    jobs: None,
 };
 
 /// A byte in the buffer, in bit·ns (the unit a rate in bit/s drains per ns).

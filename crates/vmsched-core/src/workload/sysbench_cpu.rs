@@ -86,6 +86,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             threads_done_total: 0,
         })
     },
+    jobs: None,
 };
 
 struct SysbenchCpu {

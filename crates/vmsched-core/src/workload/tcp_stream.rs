@@ -110,6 +110,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             from: Time::ZERO,
         })
     },
+    jobs: None,
 };
 
 /// Work item tags.

@@ -192,6 +192,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
     io: true,
     peers,
     make,
+    jobs: None,
 };
 
 fn check(p: &Params, path: &str) -> Result<(), ScenarioError> {

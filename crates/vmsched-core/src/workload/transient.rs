@@ -75,6 +75,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             measure_from: Time::ZERO,
         })
     },
+    jobs: None,
 };
 
 fn check_schedule(p: &Params, path: &str) -> Result<(), crate::error::ScenarioError> {

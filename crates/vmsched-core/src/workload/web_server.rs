@@ -156,6 +156,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             from: Time::ZERO,
         })
     },
+    jobs: None,
 };
 
 fn check(p: &Params, path: &str) -> Result<(), ScenarioError> {

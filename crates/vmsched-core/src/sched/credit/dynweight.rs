@@ -54,6 +54,7 @@
 //! Credit's.
 
 use super::{Credit, PARAMS as CREDIT_PARAMS};
+use crate::sched::{Allocation, AllocParam, AllocValue, Shares};
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
 use crate::sched::{Decision, SchedCtx, Scheduler, SchedulerInfo};
@@ -101,16 +102,32 @@ const OWN_PARAMS: &[ParamSpec] = &[
 ];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "credit-dynweight",
-    summary: "Credit with dynamic weights (dynamic-weight Credit thesis chapter): weights stepped every window so each domain gets the same fraction of its demand.",
-    origin: "proposal: the dynamic-weight Credit thesis chapter (rule missing; vmsched's rule)",
-    can_cap: true,
-    params: extended_params!(CREDIT_PARAMS, OWN_PARAMS),
-    make: |p| Box::new(CreditDynweight::new(p)),
-    check_domain: crate::sched::accept_domain,
-    check_global: super::check_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "credit-dynweight",
+    "Credit, dynamic weights",
+    extended_params!(CREDIT_PARAMS, OWN_PARAMS),
+    |p| Box::new(CreditDynweight::new(p)),
+)
+.about(
+    "Credit with dynamic weights (dynamic-weight Credit thesis chapter): weights stepped every window so each domain gets the same fraction of its demand.",
+    "proposal: the dynamic-weight Credit thesis chapter (rule missing; vmsched's rule)",
+)
+.with_allocation(Allocation {
+    rule: "cap = A (as Credit: dynamic weights leave Credit's caps as they are)",
+    since: "3.0",
+    domain: &[AllocParam {
+        name: "cap",
+        unit: "%",
+        value: AllocValue::Share(100.0),
+        since: "",
+    }],
+    frames: None,
+})
+.with_shares(Shares::Weight {
+        param: "weight",
+        base: 256.0,
+    })
+.with_check_global(super::check_global);
 
 #[derive(Clone, Debug)]
 struct DynDom {

@@ -74,22 +74,39 @@
 //! other hook is Credit's.
 
 use super::{Credit, Step, PARAMS, PRI_OVER};
+use crate::sched::{Allocation, AllocParam, AllocValue, Shares};
 use crate::cpumask::CpuMask;
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::Params;
 use crate::sched::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "credit-enhanced",
-    summary: "Enhanced credit (Xen scheduler thesis, 2015): Credit that runs the queued VCPU with the most remaining credit and moves the others to idle PCPUs.",
-    origin: "proposal: the Xen scheduler thesis (2015), on Xen 4.4.1's Credit",
-    can_cap: true,
-    params: PARAMS,
-    make: |p| Box::new(CreditEnhanced::new(p)),
-    check_domain: crate::sched::accept_domain,
-    check_global: super::check_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "credit-enhanced",
+    "Enhanced",
+    PARAMS,
+    |p| Box::new(CreditEnhanced::new(p)),
+)
+.about(
+    "Enhanced credit (Xen scheduler thesis, 2015): Credit that runs the queued VCPU with the most remaining credit and moves the others to idle PCPUs.",
+    "proposal: the Xen scheduler thesis (2015), on Xen 4.4.1's Credit",
+)
+.with_allocation(Allocation {
+    rule: "cap = A (as Credit: Enhanced credit keeps Credit's caps)",
+    since: "3.0",
+    domain: &[AllocParam {
+        name: "cap",
+        unit: "%",
+        value: AllocValue::Share(100.0),
+        since: "",
+    }],
+    frames: None,
+})
+.with_shares(Shares::Weight {
+        param: "weight",
+        base: 256.0,
+    })
+.with_check_global(super::check_global);
 
 /// Credit with the Enhanced choice.
 pub struct CreditEnhanced {

@@ -53,6 +53,7 @@
 //! Credit2's.
 
 use super::{Credit2, PARAMS as CREDIT2_PARAMS};
+use crate::sched::{Allocation, AllocParam, AllocValue, Shares};
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
 use crate::sched::{Decision, SchedCtx, Scheduler, SchedulerInfo};
@@ -76,16 +77,34 @@ const OWN_PARAMS: &[ParamSpec] = &[ParamSpec {
 }];
 
 /// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo {
-    name: "mcredit2",
-    summary: "Mcredit2 (Kang & Lee 2018): Credit2 that periodically boosts the weight of the domain causing the most credit resets.",
-    origin: "proposal: Kang & Lee 2018, on Xen 4.5.0's Credit2",
-    can_cap: true,
-    params: extended_params!(CREDIT2_PARAMS, OWN_PARAMS),
-    make: |p| Box::new(Mcredit2::new(p)),
-    check_domain: super::check_domain,
-    check_global: super::check_global,
-};
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "mcredit2",
+    "Mcredit2",
+    extended_params!(CREDIT2_PARAMS, OWN_PARAMS),
+    |p| Box::new(Mcredit2::new(p)),
+)
+.about(
+    "Mcredit2 (Kang & Lee 2018): Credit2 that periodically boosts the weight of the domain causing the most credit resets.",
+    "proposal: Kang & Lee 2018, on Xen 4.5.0's Credit2",
+)
+.with_allocation(Allocation {
+    rule: "cap = A (as Credit2: the weight boost leaves Credit2's budgets as they are)",
+    since: "4.10",
+    domain: &[AllocParam {
+        name: "cap",
+        unit: "%",
+        value: AllocValue::Share(100.0),
+        since: "",
+    }],
+    frames: None,
+})
+.with_shares(Shares::Weight {
+        param: "weight",
+        base: 256.0,
+    })
+.with_check_domain(super::check_domain)
+.with_check_global(super::check_global)
+.with_check_scenario(super::check_scenario);
 
 /// Credit2 with Mcredit2's weight boost.
 pub struct Mcredit2 {

@@ -1,0 +1,266 @@
+"""Schedulers of your own (docs/write-a-scheduler.md): the tutorial's scheduler, copied
+from the page as written, in every front end; the property tests on it; faults in user
+code; and the claim that a scheduler is one file plus one line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import vmsched
+from vmsched import cli
+from vmsched.testing import check_scheduler
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "write-a-scheduler.md"
+CORE = ROOT / "crates" / "vmsched-core" / "src"
+
+
+def code_block(lang: str, n: int = 0) -> str:
+    """The n-th ```lang block of the tutorial, as written."""
+    blocks = re.findall(rf"^```{lang}\n(.*?)^```$", DOC.read_text(), re.S | re.M)
+    return blocks[n]
+
+
+@pytest.fixture
+def wrr(tmp_path, monkeypatch) -> str:
+    """The tutorial's Python scheduler saved as wrr.py in a fresh working folder."""
+    (tmp_path / "wrr.py").write_text(code_block("python"))
+    monkeypatch.chdir(tmp_path)
+    return "wrr.py:WeightedRR"
+
+
+def scenario(tmp_path: Path, name: str = "credit") -> Path:
+    text = (ROOT / "scenarios" / "credit-three-vms.toml").read_text()
+    text = re.sub(r"duration_s = \d+", "duration_s = 3", text)
+    text = re.sub(r"warmup_s = \d+", "warmup_s = 1", text)
+    out = tmp_path / "s.toml"
+    out.write_text(text)
+    return out
+
+
+def test_the_tutorial_files_are_the_page(tmp_path):
+    assert code_block("python") == (ROOT / "docs" / "tutorial" / "wrr.py").read_text()
+    assert code_block("rust") == (ROOT / "docs" / "tutorial" / "wrr.rs").read_text()
+
+
+def test_run(wrr, tmp_path, capsys):
+    s = scenario(tmp_path)
+    assert cli.main(["run", str(s), "--scheduler", wrr, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["scheduler"] == wrr
+    cpu = {d["name"]: d["cpu_pct"] for d in summary["domains"]}
+    # dom0 and web ask for 4 % and 20 %; the hogs share the rest of the 200 %.
+    assert abs(sum(cpu.values()) - 200) < 1
+    assert cpu["web"] > 15
+
+
+def test_in_a_scenario_file_relative_to_it(wrr, tmp_path):
+    sub = tmp_path / "exp"
+    sub.mkdir()
+    (sub / "mine.py").write_text(code_block("python"))
+    text = scenario(tmp_path).read_text()
+    text = re.sub(
+        r"\[scheduler\].*?\n\n", '[scheduler]\nname = "mine.py:WeightedRR"\n\n', text, flags=re.S
+    )
+    (sub / "s.toml").write_text(text)
+    r = vmsched.run(sub / "s.toml", progress=False)
+    assert r.summary["scheduler"] == "exp/mine.py:WeightedRR"
+
+
+def test_compare(wrr, tmp_path):
+    s = scenario(tmp_path)
+    code = cli.main(
+        [
+            "compare",
+            str(s),
+            "--schedulers",
+            f"credit,credit2,{wrr}",
+            "--quick",
+            "--jobs",
+            "2",
+            "--out",
+            str(tmp_path / "cmp"),
+        ]
+    )
+    assert code == 0
+    rows = (tmp_path / "cmp" / "results.csv").read_text()
+    assert wrr in rows and "credit2" in rows
+
+
+def test_alert(wrr, tmp_path):
+    code = cli.main(
+        [
+            "alert",
+            "--scheduler",
+            wrr,
+            "--targets",
+            "10,50",
+            "--duration-s",
+            "2",
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path / "alert"),
+        ]
+    )
+    assert code == 0
+    summary = json.loads((tmp_path / "alert" / "summary.json").read_text())
+    assert summary["setup"]["allocation_rule"] == "cap = A"
+    assert summary["scheduler"] == wrr
+
+
+def test_reproduce_with(wrr, tmp_path):
+    code = cli.main(
+        [
+            "reproduce",
+            "thesis2015-net",
+            "--with",
+            wrr,
+            "--quick",
+            "--jobs",
+            "2",
+            "--out",
+            str(tmp_path / "rep"),
+        ]
+    )
+    assert code == 0
+    rows = (tmp_path / "rep" / "results.csv").read_text()
+    assert wrr in rows
+
+
+def test_property_tests_pass(wrr):
+    assert check_scheduler(wrr, cases=8) == 8
+
+
+# ----- faults in user code ----------------------------------------------------------------
+
+
+BROKEN = """
+import vmsched
+
+class Bad(vmsched.Scheduler):
+    def init(self):
+        self.q = []
+    def wake(self, vcpu):
+        if vcpu not in self.q:
+            self.q.append(vcpu)
+            self.host.tickle(0)
+    def sleep(self, vcpu):
+        pass
+    def do_schedule(self, pcpu):
+        return MODE(self, pcpu)
+
+def raises(self, pcpu):
+    return 1 / 0
+
+def negative(self, pcpu):
+    return (self.q[0] if self.q else None), -5
+
+def blocked(self, pcpu):
+    return 0, 1_000_000
+
+def spins(self, pcpu):
+    while True:
+        pass
+"""
+
+
+def broken(tmp_path: Path, mode: str, timeout_s: float = 10.0) -> str:
+    path = tmp_path / f"bad_{mode}.py"
+    path.write_text(BROKEN.replace("MODE", mode) + f"\nBad.hook_timeout_s = {timeout_s}\n")
+    return f"{path}:Bad"
+
+
+def hogs(spec: str) -> vmsched.Scenario:
+    sc = vmsched.Scenario(pcpus=1, scheduler=spec, duration_s=1)
+    sc.add_domain("a", workload={"kind": "duty-cycle", "util_pct": 30})
+    sc.add_domain("b", workload="cpu-hog")
+    return sc
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("raises", r"hook do_schedule raised ZeroDivisionError[\s\S]*1 / 0"),
+        ("negative", r"do_schedule\(0\) returned \(\d, -5\); expected"),
+        ("blocked", r"do_schedule\(0\) chose vcpu 0 \(a\.v0\), which is not runnable"),
+    ],
+)
+def test_a_fault_stops_the_run_and_says_where(tmp_path, mode, said, capsys):
+    spec = broken(tmp_path, mode)
+    with pytest.raises(vmsched.SchedulerError, match=said):
+        vmsched.run(hogs(spec), progress=False)
+    s = tmp_path / "s.toml"
+    s.write_text(
+        f'[host]\npcpus = 1\n[scheduler]\nname = "{spec}"\n[run]\nduration_s = 1\n'
+        '[[domain]]\nname = "a"\n[domain.workload]\nkind = "duty-cycle"\nutil_pct = 30\n'
+        '[[domain]]\nname = "b"\n[domain.workload]\nkind = "cpu-hog"\n'
+    )
+    assert cli.main(["run", str(s)]) == 2
+    assert re.search(said, capsys.readouterr().err)
+
+
+def test_a_hook_that_never_returns_is_stopped(tmp_path):
+    spec = broken(tmp_path, "spins", timeout_s=0.3)
+    with pytest.raises(vmsched.SchedulerError, match="did not return within 0.3 s"):
+        vmsched.run(hogs(spec), progress=False)
+
+
+def test_bad_names_and_declarations_are_bad_input(tmp_path):
+    with pytest.raises(vmsched.ScenarioError, match="does not exist"):
+        vmsched.run(hogs("nowhere.py:X"), progress=False)
+    (tmp_path / "x.py").write_text("import vmsched\nclass A(vmsched.Scheduler):\n    pass\n")
+    with pytest.raises(vmsched.ScenarioError, match=r"has no B; expected .*\(A\)"):
+        vmsched.run(hogs(f"{tmp_path}/x.py:B"), progress=False)
+    (tmp_path / "y.py").write_text("raise RuntimeError('at import')\n")
+    with pytest.raises(vmsched.SchedulerError, match="at import"):
+        vmsched.run(hogs(f"{tmp_path}/y.py:A"), progress=False)
+
+
+def test_declared_parameters_are_validated_like_built_ins(wrr, tmp_path):
+    sc = vmsched.Scenario(pcpus=1, scheduler=wrr, duration_s=1)
+    sc.add_domain("a", workload="cpu-hog", weight=0)
+    with pytest.raises(
+        vmsched.ScenarioError, match=r"domain\[0\]\.(sched\.)?weight: 0 is out of range"
+    ):
+        vmsched.run(sc, progress=False)
+
+
+# ----- one file plus one line ---------------------------------------------------------------
+
+
+def test_no_code_outside_a_component_dispatches_on_its_name():
+    """Nothing in the core outside a scheduler's (workload's) own file dispatches on its
+    name, so a new one is its file plus its name in the one list of schedulers."""
+    cat = vmsched.catalogue()
+    names = [s["name"] for s in cat["schedulers"]] + [w["kind"] for w in cat["workloads"]]
+    own = {"sched", "workload"}
+    offenders = []
+    for path in CORE.rglob("*.rs"):
+        if own & set(path.relative_to(CORE).parts[:-1]) or path.name == "bench.rs":
+            continue
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            for n in names:
+                if re.search(rf'(==\s*"{re.escape(n)}"|"{re.escape(n)}"\s*(=>|\|))', line):
+                    offenders.append(f"{path.relative_to(CORE)}:{i}: {line.strip()}")
+    assert not offenders, offenders
+
+
+def test_top_and_traces(wrr, tmp_path, capsys):
+    s = scenario(tmp_path)
+    args = ["top", str(s), "--scheduler", wrr, "--batch", "--iterations", "1", "--speed", "max"]
+    assert cli.main(args) == 0
+    assert f"scheduler {wrr}" in capsys.readouterr().out
+    out = tmp_path / "r"
+    args = ["run", str(s), "--scheduler", wrr, "--out", str(out), "--trace", "--xentrace"]
+    assert cli.main(args) == 0
+    assert f"scheduler {wrr}" in (out / "trace.txt").read_text()
+    assert (out / "trace.xentrace").stat().st_size > 0
+
+
+def test_the_round_robin_of_the_cost_table_passes_the_property_tests():
+    assert check_scheduler(f"{ROOT}/docs/tutorial/rr.py:RoundRobin", cases=5) == 5
