@@ -1019,7 +1019,6 @@ impl Credit {
     /// Move a stolen VCPU `sv` from `peer`'s queue to `cpu`.
     fn take(&mut self, peer: PcpuId, cpu: PcpuId, sv: VcpuId) {
         self.runq_remove(peer, sv);
-        ctx.count_queue_op();
         self.sub_runnable(peer);
         self.add_runnable(cpu);
         self.stat_steals += 1;
@@ -1113,6 +1112,7 @@ impl Credit {
             self.balance_bias[n] = peer;
         }
         self.take(peer, cpu, sv);
+        ctx.count_queue_op();
         Some(sv)
     }
 
