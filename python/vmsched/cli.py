@@ -159,14 +159,14 @@ _SHARES = ("cpu_pct", "runnable_pct", "blocked_pct")
 
 def _io_table(doms: list[dict[str, Any]]) -> Table | None:
     """XenMon's and xentop's I/O view of each domain, if the run did any I/O."""
-    if not any(d.get("xenmon", {}).get("io_count") for d in doms):
+    if not any(d.get("xenmon", {}).get("io_events") for d in doms):
         return None
     # As in xentop, NETTX/NETRX are the back end's view: NETTX is what the
     # back end sent to the guest (the guest received it).
     title = "I/O (XenMon, xentop; NETTX/NETRX as the back end sees them: TX = to the guest)"
     table = Table(show_edge=False, header_style="bold", title=title)
     table.add_column("domain", no_wrap=True)
-    for col in ("exec/s", "I/O per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
+    for col in ("exec/s", "flips per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
         table.add_column(col, justify="right")
     for d in doms[:SHOWN_DOMAINS]:
         xm, xt = d["xenmon"], d["xentop"]
