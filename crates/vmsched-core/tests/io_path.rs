@@ -535,6 +535,8 @@ impl vmsched_core::workload::Workload for PingPong {
 
 #[test]
 fn domains_talk_through_the_driver_domains_bridge() {
+    // The round-trip costs below are the I/O path's alone: the profile's
+    // switch costs (docs/switch-cost.md) are off here.
     let toml = host(
         "credit",
         1,
@@ -542,7 +544,9 @@ fn domains_talk_through_the_driver_domains_bridge() {
         r#"kind = "idle""#,
         r#"kind = "idle""#,
         1.0,
-    ) + "[[domain]]\nname = \"dom2\"\n[domain.workload]\nkind = \"idle\"\n";
+    )
+    .replace("profile = \"thesis2015\"", &thesis_without_switch_costs())
+        + "[[domain]]\nname = \"dom2\"\n[domain.workload]\nkind = \"idle\"\n";
     let sc = scenario(&toml);
     let mut sim = vmsched_core::Simulation::new_with_workloads(&sc, |i, _| match i {
         1 => Some(Box::new(PingPong {
@@ -641,4 +645,22 @@ clients = 32
             assert!(busy > 1.0, "{sched}: dom0.v{v} ran {busy}%");
         }
     }
+}
+
+/// `profile = { ... }`: the `thesis2015` profile with the switch-cost model
+/// off (`docs/switch-cost.md`).
+fn thesis_without_switch_costs() -> String {
+    let mut t = vmsched_core::host::Platform::builtin_table("thesis2015", "host.profile").unwrap();
+    t.insert("lazy_idle_switch".into(), false.into());
+    for k in [
+        "switch_refill_ns",
+        "l2_fill_ns",
+        "l3_fill_ns",
+        "sched_invoke_ns",
+        "sched_queue_op_ns",
+    ] {
+        t.insert(k.into(), 0.into());
+    }
+    let fields: Vec<String> = t.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    format!("profile = {{ {} }}", fields.join(", "))
 }

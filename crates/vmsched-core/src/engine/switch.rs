@@ -339,7 +339,10 @@ impl SwitchModel {
     fn refill_cache(&mut self, n: VcpuId, core: u32, socket: u32) -> u64 {
         let (ci, si) = (core as usize, socket as usize);
         let vc = &mut self.vcpus[n.idx()];
-        let w = vc.ws_ml;
+        // Only what fits can be resident: a working set larger than a
+        // cache misses beyond its size whether or not others ran (a
+        // capacity miss, part of the work, not of the switch).
+        let w = vc.ws_ml.min(self.l2_ml);
         // Lines lost from the L2: all of them after a move to another core.
         let lost2 = if vc.core == core {
             let since = self.phi2[ci].wrapping_sub(vc.mark2);
@@ -352,6 +355,7 @@ impl SwitchModel {
         if self.l3_ml > 0 {
             // The L3 holds what the L2 holds (inclusive), so it cannot have
             // lost more than the L2.
+            let w = vc.ws_ml.min(self.l3_ml);
             let lost3 = if vc.socket == socket {
                 let since = self.phi3[si].wrapping_sub(vc.mark3);
                 w - survivors(w, since, self.l3_ml)
