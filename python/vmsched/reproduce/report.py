@@ -341,6 +341,41 @@ def _binding_blocks(rep: Reproduction) -> list[Block]:
     return blocks
 
 
+def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
+    """The verdicts with each estimated number halved and doubled."""
+    table = rep.sensitivity
+    if table is None:
+        return []
+    blocks: list[Block] = [Heading(2, "Sensitivity to the estimates")]
+    if table.missing:
+        return [*blocks, Text(f"No sensitivity table: {table.missing}.")]
+    blocks.append(
+        Text(
+            "Each number marked *estimate* in docs/calibration.md that this experiment uses, "
+            "and each setup number the paper leaves open, halved and doubled in turn; the "
+            "`--quick` grid with one seed is rerun for each and every verdict compared with the "
+            f"same grid's at the profiled values ({table.baseline_reproduced} of {table.judged} "
+            "reproduced there). A verdict that flips hinges on that estimate "
+            "(`vmsched.reproduce.sensitivity`)."
+        )
+    )
+    rows = [
+        [
+            r.variant,
+            f"×{r.factor:g}",
+            f"{r.reproduced} of {r.judged}",
+            ", ".join(r.flipped) if r.flipped else "all hold",
+        ]
+        for r in table.rows
+    ]
+    held = sum(not r.flipped for r in table.rows)
+    blocks += [
+        Text(f"All verdicts hold under {held} of the {len(table.rows)} variations."),
+        TableBlock(["estimate", "factor", "reproduced", "verdicts that flip"], rows, "lrrl"),
+    ]
+    return blocks
+
+
 def _setup_line(rep: Reproduction) -> str:
     t = rep.timing
     mode = "Quick run (`--quick`)" if rep.quick else "Full run"
@@ -401,6 +436,7 @@ def blocks(rep: Reproduction, pngs: Mapping[str, bytes]) -> list[Block]:
         *_explanation_note(rep),
         *_claims(rep),
     ]
+    out += _sensitivity_blocks(rep)
     if exp.figures:
         out.append(Heading(2, "Figures"))
         for f in exp.figures:

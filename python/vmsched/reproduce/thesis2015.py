@@ -112,7 +112,8 @@ COMMON_DECISIONS = (
     "alone.)",
     "Dom0 'under CPU stress' runs the IBS CPU test: one busy thread per Dom0 VCPU "
     "(`cpu-stress`, threads = 0).",
-    "Every run has seed 1; the warm-up is left out of every number.",
+    "Every configuration runs with several seeds (3, 2 with `--quick`): every number is the "
+    "mean over them with its 95 % interval; the warm-up is left out of every number.",
 )
 
 
