@@ -59,13 +59,13 @@ const IDLE: &str = "kind = \"idle\"";
 
 // ----- placement and the per-PCPU split -----------------------------------------------
 
-/// Three equal hogs on two PCPUs: Xen 4.x places vm1 on PCPU 1 (tie to the
-/// highest), vm2 on PCPU 0 (fewest), vm3 on PCPU 1 (tie), and nothing ever
-/// moves. Each PCPU shares out in 500 µs quanta, so the one unfinished
+/// Three equal hogs on two PCPUs: Xen 3.0 – 4.2 place vm1 on PCPU 1 (tie
+/// to the highest), vm2 on PCPU 0 (fewest), vm3 on PCPU 1 (tie), and nothing
+/// ever moves. Each PCPU shares out in 500 µs quanta, so the one unfinished
 /// quantum at the end is the only error (0.005 % of 10 s).
 #[test]
 fn three_hogs_on_two_pcpus_split_100_50_50() {
-    for version in ["4.5", "4.1", "3.0.2"] {
+    for version in ["4.2", "4.1", "3.0.2"] {
         let sim = run_sim(&three_hogs(version, false));
         assert_eq!(
             [
@@ -97,6 +97,34 @@ fn three_hogs_on_two_pcpus_split_100_50_50() {
     }
 }
 
+/// Xen 4.3 – 4.5: every VCPU is placed again by SEDF's `pick_cpu` right after
+/// creation (the toolstack's affinity call, a PV guest's periodic-timer
+/// call), on PCPU `vcpu_id mod n`: every single-VCPU guest shares PCPU 0,
+/// which they split in equal quanta, and PCPU 1 stays idle for good. A
+/// guest's VCPU 1 goes to PCPU 1, beside Dom0's VCPU 1.
+#[test]
+fn xen43_repicks_every_vcpu_by_its_id() {
+    for version in ["4.3", "4.4", "4.5"] {
+        let sim = run_sim(&three_hogs(version, true));
+        assert_eq!([pcpu_of(&sim, "dom0", 0), pcpu_of(&sim, "dom0", 1)], [0, 1]);
+        for vm in ["vm1", "vm2", "vm3"] {
+            assert_eq!(pcpu_of(&sim, vm, 0), 0, "{version} {vm}");
+            assert_near(
+                &format!("{version} {vm}"),
+                sim_cpu_pct(&sim, vm),
+                100.0 / 3.0,
+                0.05,
+            );
+        }
+    }
+    let two = run_sim(
+        &one_pcpu("xen_version = \"4.4\"", 0.1, &[("g", "", HOG)])
+            .replace("pcpus = 1", "pcpus = 2")
+            .replace("name = \"g\"\n", "name = \"g\"\nvcpus = 2\n"),
+    );
+    assert_eq!([pcpu_of(&two, "g", 0), pcpu_of(&two, "g", 1)], [0, 1]);
+}
+
 /// The reference's worked example (§8): Xen 3.0, Dom0 with two VCPUs (one
 /// per PCPU, idle), then G1, G2, G3: G1 → PCPU 1, G2 → PCPU 0, G3 → PCPU 1.
 #[test]
@@ -119,7 +147,8 @@ fn xen30_placement_example_with_dom0() {
 /// On SMT hosts only one thread per core is a candidate (§11 item 2), and
 /// which one changed: Xen 3.0 takes the last thread of each core (PCPUs 3
 /// and 7 on 2 cores × 4 threads), Xen 4.x the first non-primary thread
-/// (PCPUs 1 and 5). Ties go to the highest candidate in both.
+/// (PCPUs 1 and 5). Ties go to the highest candidate in both. From 4.3 the
+/// re-placement by VCPU id moves them all to PCPU 0.
 #[test]
 fn smt_placement_by_release() {
     let toml = |version: &str| {
@@ -133,7 +162,11 @@ fn smt_placement_by_release() {
         }
         s
     };
-    for (version, want) in [("3.0.2", [7, 3, 7, 3]), ("4.5", [5, 1, 5, 1])] {
+    for (version, want) in [
+        ("3.0.2", [7, 3, 7, 3]),
+        ("4.2", [5, 1, 5, 1]),
+        ("4.5", [0, 0, 0, 0]),
+    ] {
         let sim = run_sim(&toml(version));
         let got: Vec<u32> = (0..4).map(|i| pcpu_of(&sim, &format!("g{i}"), 0)).collect();
         assert_eq!(got, want, "{version}");
@@ -404,6 +437,96 @@ fn short_blocks_lose_the_rest_of_the_slice() {
     );
     let missed = d["workload"]["missed_periods"].as_u64().unwrap();
     assert!(missed > 1000, "missed periods {missed}");
+}
+
+/// The same domain under each tree's short-block rule. The guest catches up
+/// at each period start, halts with about 6 ms of its 10 ms slice unused,
+/// and wakes 1–3 ms later inside the same period: a short block whose loss
+/// is the unused slice. Xen ≤ 3.0.2 (`desched_extra_dom`) keeps the domain
+/// on the penalty queue, which outranks the best-effort hog's slack, and
+/// repays the loss 500 µs at a time until it is repaid; from 3.0.3
+/// (`1d13b43fea`, 17 June 2006) one quantum clears it. So under 3.0.2 the
+/// domain gets its demand (40 %, inside its 50 % reservation) in
+/// several penalty quanta per block and its work rarely waits, and under
+/// 3.0.3 one quantum per block and its work waits for the next period.
+#[test]
+fn short_block_rule_by_tree() {
+    let r = "period = 20\nslice = 10\nextratime = false";
+    let io = "kind = \"duty-cycle\"\nutil_pct = 40\nperiod_ms = 5\nrandom_phase = false";
+    let mut per_block = Vec::new();
+    for version in ["3.0.2", "3.0.3", "4.1"] {
+        let sim = run_sim(&one_pcpu(
+            &format!("xen_version = \"{version}\""),
+            10.0,
+            &[("r", r, io), ("be", "", HOG)],
+        ));
+        let blocks = sim_counter(&sim, "short_blocks");
+        let pen = sim_counter(&sim, "extra_quanta_penalty");
+        assert!(blocks >= 400, "{version}: short blocks {blocks}");
+        let ratio = pen as f64 / blocks as f64;
+        let d = dom_summary(&sim, "r");
+        let waiting = d["runnable_pct"].as_f64().unwrap();
+        let missed = d["workload"]["missed_periods"].as_u64().unwrap();
+        if version == "3.0.2" {
+            // Repaid until repaid: about 20 quanta per block (the ~10 ms
+            // lost), so the work never waits long for the next period.
+            assert!(
+                ratio > 10.0,
+                "{version}: penalty quanta per short block {ratio}"
+            );
+            assert!(
+                waiting < 2.0,
+                "{version}: runnable, not running {waiting} %"
+            );
+            assert!(missed < 50, "{version}: missed periods {missed}");
+        } else {
+            // One quantum per block, however large the loss: the rest of
+            // the work waits for the next period.
+            assert!((0.98..=1.01).contains(&ratio), "{version}: {ratio}");
+            assert!(
+                waiting > 40.0,
+                "{version}: runnable, not running {waiting} %"
+            );
+            assert!(missed > 1000, "{version}: missed periods {missed}");
+        }
+        per_block.push(ratio);
+    }
+    assert_eq!(per_block[1], per_block[2], "3.0.3 and 4.1 share the rule");
+}
+
+/// Xen 4.2+ SEDF (`4da8a5edbd`, 4 January 2012): every domain, Dom0
+/// included, is best effort (100 ms, slice 0, extratime, extra weight 1).
+/// A best-effort VCPU's next period always starts in the future, so when it
+/// wakes it joins the utilisation queue "in extra time"; a best-effort hog
+/// running a utilisation quantum is not interrupted (`should_switch`), so
+/// the waker waits for the rest of the hog's 500 µs quantum. Dom0 has no
+/// reservation. Under Credit the same waker is BOOSTed and preempts the hog
+/// at once (the hog has run past the ratelimit).
+#[test]
+fn xen44_best_effort_wake_waits_out_the_quantum() {
+    let doms = |sched: &str| {
+        format!(
+            "[host]\npcpus = 1\n[scheduler]\nname = \"{sched}\"\n{}[run]\nduration_s = 10\n\
+             [[domain]]\nname = \"dom0\"\n[domain.workload]\nkind = \"duty-cycle\"\nutil_pct = 1\nperiod_ms = 10\n\
+             [[domain]]\nname = \"hog\"\n[domain.workload]\nkind = \"cpu-hog\"\n",
+            if sched == "sedf" { "xen_version = \"4.4\"\n" } else { "" }
+        )
+    };
+    let sedf = run_sim(&doms("sedf"));
+    // No reservation, so no penalty (a wake after its period began is a
+    // short block with nothing lost): only utilisation quanta.
+    assert_eq!(sim_counter(&sedf, "extra_quanta_penalty"), 0);
+    let lat = &dom_summary(&sedf, "dom0")["vcpus"][0]["wake_latency_us"];
+    let (mean, max) = (lat["mean"].as_f64().unwrap(), lat["max"].as_f64().unwrap());
+    assert!(max <= 500.0 + 1.0, "never more than one quantum: {lat}");
+    assert!(max > 400.0, "waits for the hog's quantum: {lat}");
+    assert!(mean > 100.0, "typically part of a quantum: {lat}");
+    let credit = run_sim(&doms("credit"));
+    let lat = &dom_summary(&credit, "dom0")["vcpus"][0]["wake_latency_us"];
+    assert!(
+        lat["mean"].as_f64().unwrap() < mean / 4.0,
+        "Credit's BOOST preempts: {lat}"
+    );
 }
 
 /// A long-block waker starts a fresh period at once (deadline now + period)

@@ -61,9 +61,15 @@ pub enum PinRule {
     /// is outside the affinity, to the first PCPU of the affinity (SEDF's
     /// `pick_cpu` up to 4.1).
     MoveToFirst,
-    /// As [`PinRule::MoveToFirst`], but to SEDF 4.2+'s `pick_cpu`: the first
-    /// PCPU of the affinity numbered at least `vcpu_id mod |affinity|`.
-    MoveToVcpuIdSlot,
+    /// SEDF 4.3+: every VCPU is placed again by SEDF's `pick_cpu` right after
+    /// creation, pinned or not, on the first PCPU of its affinity numbered at
+    /// least `vcpu_id mod |affinity|`. From 4.3 `vcpu_set_affinity` always
+    /// asks the scheduler to re-place (`0f3b02d07e`, 8 March 2013), and both
+    /// the toolstack's affinity call at domain build (libxl 4.3–4.4
+    /// `libxl__build_pre`) and a PV Linux guest's `VCPUOP_stop_periodic_timer`
+    /// at boot (`vcpu_force_reschedule`) go through it; `pick_cpu` by VCPU id
+    /// is `e6a6fd6365` (4 March 2013).
+    RepickByVcpuId,
 }
 
 /// Where a scheduler without load balancing puts a migrating VCPU (BVT,
@@ -80,7 +86,7 @@ pub fn stay_or_first_allowed(ctx: &SchedCtx, v: VcpuId) -> PcpuId {
 }
 
 /// The first PCPU of `mask` numbered at least `vcpu_index mod |mask|`,
-/// wrapping round (SEDF's `pick_cpu` in Xen 4.2–4.5).
+/// wrapping round (SEDF's `pick_cpu` in Xen 4.3–4.5).
 pub fn vcpu_id_slot(mask: &CpuMask, vcpu_index: u32) -> PcpuId {
     let n = mask.count().max(1);
     let k = vcpu_index % n;
@@ -147,17 +153,13 @@ impl Placer {
             })
         }
         .expect("affinity masks are non-empty");
-        let placed = if !pinned {
-            created
-        } else {
-            match pin {
-                PinRule::CreateWithin => created,
-                PinRule::FirstOfAffinity => hard.first().expect("non-empty"),
-                PinRule::MoveToFirst if hard.test(created) => created,
-                PinRule::MoveToFirst => hard.first().expect("non-empty"),
-                PinRule::MoveToVcpuIdSlot if hard.test(created) => created,
-                PinRule::MoveToVcpuIdSlot => vcpu_id_slot(&hard, index),
-            }
+        let placed = match pin {
+            PinRule::RepickByVcpuId => vcpu_id_slot(&hard, index),
+            _ if !pinned => created,
+            PinRule::CreateWithin => created,
+            PinRule::FirstOfAffinity => hard.first().expect("non-empty"),
+            PinRule::MoveToFirst if hard.test(created) => created,
+            PinRule::MoveToFirst => hard.first().expect("non-empty"),
         };
         self.per_pcpu[placed.idx()] += 1;
         ctx.set_processor(v, placed);

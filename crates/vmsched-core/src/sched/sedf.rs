@@ -213,8 +213,10 @@ enum Era {
     V302,
     /// 3.0.3–4.1: Dom0 extra weight 1, one penalty quantum pays all.
     V303,
-    /// 4.2–4.5: Dom0 best effort, `pick_cpu` by VCPU id.
+    /// 4.2: Dom0 best effort.
     V42,
+    /// 4.3–4.5: as 4.2, and every VCPU re-placed by `pick_cpu` by VCPU id.
+    V43,
 }
 
 fn era_of(v: Version) -> Era {
@@ -222,6 +224,8 @@ fn era_of(v: Version) -> Era {
         Era::V300
     } else if v < Version::with_patch(3, 0, 3) {
         Era::V302
+    } else if v >= Version::new(4, 3) {
+        Era::V43
     } else if v >= Version::new(4, 2) {
         Era::V42
     } else {
@@ -426,8 +430,8 @@ impl Sedf {
         };
         let pin = match era {
             Era::V300 | Era::V302 => PinRule::FirstOfAffinity,
-            Era::V303 => PinRule::MoveToFirst,
-            Era::V42 => PinRule::MoveToVcpuIdSlot,
+            Era::V303 | Era::V42 => PinRule::MoveToFirst,
+            Era::V43 => PinRule::RepickByVcpuId,
         };
         Sedf {
             era,
@@ -1238,7 +1242,7 @@ impl Scheduler for Sedf {
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
         let hard = *ctx.hard_affinity(v);
         match self.pin {
-            PinRule::MoveToVcpuIdSlot => vcpu_id_slot(&hard, ctx.vcpu_index(v)),
+            PinRule::RepickByVcpuId => vcpu_id_slot(&hard, ctx.vcpu_index(v)),
             _ => hard.first().expect("affinity masks are non-empty"),
         }
     }
