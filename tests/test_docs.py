@@ -34,7 +34,7 @@ def table_rows(text: str) -> dict[str, list[str]]:
     """The rows of the first table whose first column is a `key`."""
     rows = {}
     for line in text.splitlines():
-        m = re.match(r"^\| `([a-z_]+)` \|(.*)\|$", line)
+        m = re.match(r"^\| `([a-z0-9_]+)` \|(.*)\|$", line)
         if m:
             rows[m[1]] = [c.strip() for c in m[2].split(" | ")]
     return rows

@@ -105,6 +105,37 @@ pub struct Platform {
     pub ipi_latency_ns: u64,
     /// Costs of the split-driver I/O path and the devices.
     pub io: IoCosts,
+    /// What a switch leaves behind (TLB, caches) and the scheduler's own
+    /// run time ([`SwitchCosts`]).
+    pub switch: SwitchCosts,
+}
+
+/// The indirect costs of a domain switch and the scheduler's own run time
+/// (`docs/switch-cost.md`). Each is off at its zero value (`lazy_idle_switch`
+/// at `false`), which gives the results of the model without it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchCosts {
+    /// Xen's lazy switch: a PCPU returning from idle to the VCPU still
+    /// loaded on it does no switch and pays nothing.
+    pub lazy_idle_switch: bool,
+    /// CPU the switched-in VCPU spends refilling its TLB, L1 caches and
+    /// branch predictors after an address-space switch, ns.
+    pub switch_refill_ns: u64,
+    /// Bytes per cache line (turns a working set in KB into lines).
+    pub cache_line_bytes: u64,
+    /// Lines of the cache each core keeps a VCPU's working set in (L2).
+    pub l2_lines: u64,
+    /// CPU to bring one line back into that cache, ns (0 = no L2 model).
+    pub l2_fill_ns: u64,
+    /// Lines of the last-level cache each socket shares (L3; 0 = none).
+    pub l3_lines: u64,
+    /// Extra CPU for a line that has also left the L3 (memory instead of
+    /// L3), ns.
+    pub l3_fill_ns: u64,
+    /// CPU of one scheduling decision (`do_schedule` and its softirq), ns.
+    pub sched_invoke_ns: u64,
+    /// CPU of one run-queue insertion or removal, ns.
+    pub sched_queue_op_ns: u64,
 }
 
 /// The I/O costs of a platform: what the driver domain's backends, the
@@ -229,6 +260,74 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         "ns",
         0,
         "Guest CPU per OLTP transaction besides its disk requests.",
+    ),
+    ParamSpec {
+        name: "lazy_idle_switch",
+        unit: "",
+        kind: ParamKind::Bool,
+        default: Default::Bool(false),
+        scope: ParamScope::Global,
+        doc: "Xen's lazy switch: a PCPU returning from idle to the VCPU still loaded on it pays no switch (false = every dispatch pays).",
+    },
+    cost(
+        "switch_refill_ns",
+        "ns",
+        0,
+        "CPU the switched-in VCPU spends refilling TLB, L1 and branch predictors after each real switch.",
+    ),
+    ParamSpec {
+        name: "cache_line_bytes",
+        unit: "bytes",
+        kind: ParamKind::Int { min: 8, max: 4096 },
+        default: Default::Int(64),
+        scope: ParamScope::Global,
+        doc: "Bytes per cache line (a working set in KB is this many lines).",
+    },
+    ParamSpec {
+        name: "l2_lines",
+        unit: "lines",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1 << 30,
+        },
+        default: Default::Int(0),
+        scope: ParamScope::Global,
+        doc: "Lines of each core's L2 cache (the footprint model's N).",
+    },
+    cost(
+        "l2_fill_ns",
+        "ns",
+        0,
+        "CPU to refill one L2 line a VCPU lost while others ran (0 = no L2 model).",
+    ),
+    ParamSpec {
+        name: "l3_lines",
+        unit: "lines",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1 << 30,
+        },
+        default: Default::Int(0),
+        scope: ParamScope::Global,
+        doc: "Lines of each socket's shared last-level cache (L3; 0 = none).",
+    },
+    cost(
+        "l3_fill_ns",
+        "ns",
+        0,
+        "Extra CPU for a refilled line that has also left the L3 (memory instead of L3).",
+    ),
+    cost(
+        "sched_invoke_ns",
+        "ns",
+        0,
+        "CPU of one scheduling decision (the softirq and do_schedule), charged to the VCPU it dispatches.",
+    ),
+    cost(
+        "sched_queue_op_ns",
+        "ns",
+        0,
+        "CPU of one run-queue insertion or removal, charged at that PCPU's next decision.",
     ),
     ParamSpec {
         name: "backend_context",
@@ -422,6 +521,17 @@ impl Platform {
                 disk_request_ns: (f("disk_request_us") * 1e3).round() as u64,
                 backend_thread: p.str("backend_context") == "thread",
                 guest_tick_ns: (f("guest_tick_ms") * 1e6).round() as u64,
+            },
+            switch: SwitchCosts {
+                lazy_idle_switch: p.bool("lazy_idle_switch"),
+                switch_refill_ns: ns("switch_refill_ns"),
+                cache_line_bytes: ns("cache_line_bytes"),
+                l2_lines: ns("l2_lines"),
+                l2_fill_ns: ns("l2_fill_ns"),
+                l3_lines: ns("l3_lines"),
+                l3_fill_ns: ns("l3_fill_ns"),
+                sched_invoke_ns: ns("sched_invoke_ns"),
+                sched_queue_op_ns: ns("sched_queue_op_ns"),
             },
         }
     }

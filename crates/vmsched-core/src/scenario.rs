@@ -45,6 +45,8 @@ pub struct RunSpec {
 pub struct WorkloadSpec {
     pub kind: String,
     pub params: Params,
+    /// The cache footprint keys every kind takes (`workload/footprint.rs`).
+    pub footprint: workload::footprint::Footprint,
 }
 
 /// One `[[domain]]`.
@@ -664,11 +666,13 @@ fn parse_workload(v: &Json, path: &str) -> Result<WorkloadSpec, ScenarioError> {
     })?;
     let mut rest = t.clone();
     rest.remove("kind");
+    let footprint = workload::footprint::take(&mut rest, path)?;
     let params = params::validate(info.params, &rest, path, &format!("the {kind} workload"))?;
     (info.check)(&params, path)?;
     Ok(WorkloadSpec {
         kind: kind.to_string(),
         params,
+        footprint,
     })
 }
 

@@ -9,6 +9,7 @@
 mod io;
 mod queue;
 mod summary;
+mod switch;
 mod tracing;
 
 pub use queue::{Event, EventQueue};
@@ -74,6 +75,8 @@ pub struct World {
     pub(crate) directory: std::sync::Arc<crate::io::Directory>,
     /// Where scheduling events go while a trace is taken (`trace/`).
     pub(crate) trace: Option<Box<dyn TraceSink>>,
+    /// The indirect costs of switches and the scheduler's run time.
+    pub(crate) switch: switch::SwitchModel,
 }
 
 impl World {
@@ -396,6 +399,16 @@ impl Simulation {
             .position(|d| d.driver)
             .map(|i| DomId(i as u32));
         let io = IoState::new(doms.len(), driver, &scenario.host.platform.io);
+        let switch = switch::SwitchModel::new(
+            &scenario.host.platform.switch,
+            npcpus,
+            npcpus / topo.threads_per_core as usize,
+            topo.sockets as usize,
+            vcpus.iter().map(|v| {
+                let d = &scenario.domains[v.dom.idx()];
+                switch::footprint_of(&d.workload, driver == Some(v.dom))
+            }),
+        );
         let world = World {
             now: Time::ZERO,
             queue: EventQueue::default(),
@@ -419,6 +432,7 @@ impl Simulation {
                 )],
             }),
             trace: None,
+            switch,
         };
         let sched = sched.unwrap_or_else(|| (info.make)(&scenario.scheduler.params));
         let workloads = scenario
@@ -793,8 +807,10 @@ impl Simulation {
                 vcpus: &self.w.vcpus,
             });
         }
+        let sched_ns = self.w.switch.take_sched_ns(p);
         if d.next != prev {
             if let Some(v) = prev {
+                self.w.switch_out(v, p);
                 let vc = &mut self.w.vcpus[v.idx()];
                 vc.running_on = None;
                 vc.work_gen = vc.work_gen.wrapping_add(1);
@@ -806,7 +822,7 @@ impl Simulation {
                     if let Some(s) = self.w.pcpus[pi].idle_since.take() {
                         self.w.pcpus[pi].idle_ns += now.since(s);
                     }
-                    let cost = self.w.platform.ctx_switch_ns;
+                    let cost = self.w.switch_in(p, n, sched_ns);
                     let vc = &mut self.w.vcpus[n.idx()];
                     vc.running_on = Some(p);
                     vc.processor = p;
@@ -842,6 +858,14 @@ impl Simulation {
         } else if let Some(n) = d.next {
             // Re-picked without a switch: it keeps its work and its completion
             // event, unless it had halted and was woken again at this instant.
+            // The decision's own run time delays its work (and that event).
+            if sched_ns > 0 {
+                let at = self.w.repick(n, sched_ns);
+                self.w.vcpus[n.idx()].progress_from = at;
+                if self.w.vcpus[n.idx()].item.is_some() {
+                    self.w.start_work(n);
+                }
+            }
             if self.w.vcpus[n.idx()].item.is_none() && !self.w.start_work(n) {
                 self.w.vcpus[n.idx()].blocked = true;
                 self.w.raise_softirq(p, 0);
@@ -967,6 +991,7 @@ impl Simulation {
             pc.idle_ns = 0;
             pc.schedules = 0;
         }
+        self.w.switch.reset(self.w.now);
         for st in &mut self.w.io.stats {
             *st = Default::default();
         }

@@ -2,6 +2,7 @@
 
 use super::Simulation;
 use crate::domain::RunState;
+use crate::ids::DomId;
 use crate::time::NS_PER_S;
 use serde_json::{json, Map, Value as Json};
 
@@ -100,7 +101,18 @@ impl Simulation {
                 "vbd_rsect": io.disk_read_bytes / 512,
                 "vbd_wsect": io.disk_write_bytes / 512,
             });
+            let (paid, real, lazy) = super::switch::domain_paid(&self.w, DomId(d as u32), now);
+            let secs = |part: super::switch::Part| paid[part as usize] as f64 / NS_PER_S as f64;
+            let switch_cost = json!({
+                "direct_s": secs(super::switch::Part::Direct),
+                "tlb_refill_s": secs(super::switch::Part::Refill),
+                "cache_refill_s": secs(super::switch::Part::Cache),
+                "sched_s": secs(super::switch::Part::Sched),
+                "real_switches": real,
+                "lazy_returns": lazy,
+            });
             domains.push(json!({
+                "switch_cost": switch_cost,
                 "xenmon": xenmon,
                 "xentop": xentop,
                 "name": dom.name,

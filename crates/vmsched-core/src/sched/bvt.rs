@@ -351,6 +351,7 @@ impl Scheduler for Bvt {
     fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         let p = ctx.processor(v);
         self.runq_remove(p, v);
+        ctx.count_queue_op();
         self.placer.removed(p);
     }
 
@@ -361,6 +362,7 @@ impl Scheduler for Bvt {
         let p = ctx.processor(v);
         let now = ctx.now();
         self.pcpus[p.idx()].runq.insert(0, v);
+        ctx.count_queue_op();
         let svt = self.pcpus[p.idx()].svt;
         let u = &mut self.units[v.idx()];
         u.on_runq = true;
@@ -397,6 +399,7 @@ impl Scheduler for Bvt {
             ctx.tickle(p);
         } else {
             self.runq_remove(p, v);
+            ctx.count_queue_op();
         }
     }
 
@@ -415,8 +418,10 @@ impl Scheduler for Bvt {
                 ctx.cancel_timer(self.warp_timer_id(dom));
             }
             self.runq_remove(p, prev);
+            ctx.count_queue_op();
             if ctx.is_runnable(prev) {
                 self.pcpus[p.idx()].runq.push(prev);
+                ctx.count_queue_op();
                 self.units[prev.idx()].on_runq = true;
             }
         }
@@ -498,7 +503,9 @@ impl Scheduler for Bvt {
             self.stat_past_timer_rounds += rounds;
             // Each round deschedules it to the tail of the run list.
             self.runq_remove(p, n);
+            ctx.count_queue_op();
             self.pcpus[p.idx()].runq.push(n);
+            ctx.count_queue_op();
             self.units[n.idx()].on_runq = true;
         };
         if let Some(n) = next {

@@ -964,6 +964,7 @@ impl Credit {
         }
         let sv = found?;
         self.runq_remove(peer, sv);
+        ctx.count_queue_op();
         self.sub_runnable(peer);
         self.add_runnable(cpu);
         self.stat_steals += 1;
@@ -1053,6 +1054,7 @@ impl Credit {
         }
         if ctx.is_runnable(c) {
             self.runq_insert(cpu, c);
+            ctx.count_queue_op();
         } else {
             self.sub_runnable(cpu);
         }
@@ -1085,6 +1087,7 @@ impl Credit {
         }
         if let Some(v) = head {
             self.runq_remove(cpu, v);
+            ctx.count_queue_op();
         }
         (head, false)
     }
@@ -1405,6 +1408,7 @@ impl Scheduler for Credit {
         }
         let p = ctx.processor(v);
         self.runq_insert(p, v);
+        ctx.count_queue_op();
         self.add_runnable(p);
         self.runq_tickle(ctx, v);
     }
@@ -1415,6 +1419,7 @@ impl Scheduler for Credit {
             ctx.tickle(p);
         } else if self.u(v).on_runq {
             self.runq_remove(p, v);
+            ctx.count_queue_op();
             self.sub_runnable(p);
         }
     }

@@ -809,6 +809,7 @@ impl Credit2 {
         ctx.pause(v);
         if self.u(v).on_runq {
             self.runq_remove(v);
+            ctx.count_queue_op();
             let r = self.u(v).rqd.expect("assigned");
             self.update_load(ctx, r, Some(v), -1, ctx.now());
         }
@@ -1120,6 +1121,7 @@ impl Credit2 {
             let old = self.u(v).rqd.expect("assigned");
             if was_queued {
                 self.runq_remove(v);
+                ctx.count_queue_op();
                 self.update_runq_load(old, -1, now);
             }
             self.runq_deassign(v);
@@ -1131,6 +1133,7 @@ impl Credit2 {
             if was_queued {
                 self.update_runq_load(t, 1, now);
                 self.runq_insert(v);
+                ctx.count_queue_op();
                 self.runq_tickle(ctx, v, now);
             }
         }
@@ -1450,6 +1453,7 @@ impl Scheduler for Credit2 {
         let r = self.u(v).rqd.expect("assigned");
         self.update_load(ctx, r, Some(v), 1, now);
         self.runq_insert(v);
+        ctx.count_queue_op();
         self.runq_tickle(ctx, v, now);
     }
 
@@ -1466,6 +1470,7 @@ impl Scheduler for Credit2 {
             let r = self.u(v).rqd.expect("assigned");
             self.update_load(ctx, r, Some(v), -1, ctx.now());
             self.runq_remove(v);
+            ctx.count_queue_op();
         } else {
             self.um(v).delayed_runq_add = false;
         }
@@ -1502,6 +1507,7 @@ impl Scheduler for Credit2 {
             Some(n) => {
                 if snext != scurr {
                     self.runq_remove(n);
+                    ctx.count_queue_op();
                     self.um(n).scheduled = true;
                 } else if self.since(Version::new(4, 16)) {
                     self.update_load(ctx, r, Some(n), 0, now);
@@ -1567,6 +1573,7 @@ impl Scheduler for Credit2 {
         let delayed = std::mem::take(&mut self.um(v).delayed_runq_add);
         if delayed && self.runnable(ctx, v) {
             self.runq_insert(v);
+            ctx.count_queue_op();
             self.runq_tickle(ctx, v, now);
         } else {
             let r = self.u(v).rqd.expect("assigned");

@@ -276,6 +276,18 @@ impl<'a> SchedCtx<'a> {
         &self.w.platform
     }
 
+    /// Count one insertion into or removal from a run queue, done by the
+    /// code running on the current PCPU: the profile's
+    /// `sched_queue_op_ns` is charged for it at that PCPU's next decision
+    /// (`docs/switch-cost.md`). Schedulers call it where they touch their
+    /// run queues.
+    #[inline]
+    pub fn count_queue_op(&self) {
+        if let Some(p) = self.w.local {
+            self.w.switch.queue_op(p);
+        }
+    }
+
     /// The I/O counters of domain `dom` so far (packets and bytes it
     /// received and sent, disk requests, I/O events its backend handled;
     /// reset at the end of warm-up). What a communication-aware scheduler

@@ -106,6 +106,7 @@ impl Scheduler for RoundRobin {
     fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         let p = ctx.processor(v);
         self.remove(p, v);
+        ctx.count_queue_op();
         self.placer.removed(p);
     }
 
@@ -115,6 +116,7 @@ impl Scheduler for RoundRobin {
         }
         let p = ctx.processor(v);
         self.runqs[p.idx()].push_front(v);
+        ctx.count_queue_op();
         self.on_runq[v.idx()] = true;
         if ctx.current(p).is_none() {
             self.stat_idle_tickles += 1;
@@ -128,14 +130,17 @@ impl Scheduler for RoundRobin {
             ctx.tickle(p);
         } else {
             self.remove(p, v);
+            ctx.count_queue_op();
         }
     }
 
     fn do_schedule(&mut self, ctx: &mut SchedCtx, p: PcpuId) -> Decision {
         if let Some(prev) = ctx.current(p) {
             self.remove(p, prev);
+            ctx.count_queue_op();
             if ctx.is_runnable(prev) {
                 self.runqs[p.idx()].push_back(prev);
+                ctx.count_queue_op();
                 self.on_runq[prev.idx()] = true;
             }
         }

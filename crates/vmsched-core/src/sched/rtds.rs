@@ -404,7 +404,9 @@ impl Rtds {
             done.insert(0, v);
             if self.u(v).queue != Queue::None {
                 self.q_remove(v);
+                ctx.count_queue_op();
                 self.runq_insert(v);
+                ctx.count_queue_op();
             }
         }
         for v in done {
@@ -492,6 +494,7 @@ impl Scheduler for Rtds {
             self.replq_insert(ctx, v);
             if ctx.running_on(v).is_none() {
                 self.runq_insert(v);
+                ctx.count_queue_op();
             }
         }
     }
@@ -514,6 +517,7 @@ impl Scheduler for Rtds {
         }
         self.replq_insert(ctx, v);
         self.runq_insert(v);
+        ctx.count_queue_op();
         self.runq_tickle(ctx, v);
     }
 
@@ -523,6 +527,7 @@ impl Scheduler for Rtds {
             ctx.tickle(p);
         } else if self.u(v).queue != Queue::None {
             self.q_remove(v);
+            ctx.count_queue_op();
             self.replq_remove(ctx, v);
         } else {
             self.um(v).delayed_runq_add = false;
@@ -544,6 +549,7 @@ impl Scheduler for Rtds {
         if let Some(n) = snext {
             if !ctx.is_runnable(n) {
                 self.q_remove(n);
+                ctx.count_queue_op();
                 snext = None;
             }
         }
@@ -564,6 +570,7 @@ impl Scheduler for Rtds {
                 self.um(n).last_start = now;
                 if snext != scurr {
                     self.q_remove(n);
+                    ctx.count_queue_op();
                     self.um(n).scheduled = true;
                 }
                 if ctx.processor(n) != cpu {
@@ -586,6 +593,7 @@ impl Scheduler for Rtds {
         let delayed = std::mem::take(&mut self.um(v).delayed_runq_add);
         if delayed && ctx.is_runnable(v) {
             self.runq_insert(v);
+            ctx.count_queue_op();
             self.runq_tickle(ctx, v);
         } else {
             self.replq_remove(ctx, v);

@@ -1162,6 +1162,7 @@ impl Scheduler for Sedf {
     fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         let p = ctx.processor(v);
         self.del_queue(p, v);
+        ctx.count_queue_op();
         self.extraq_del(p, v, PEN);
         self.extraq_del(p, v, UTIL);
         self.placer.removed(p);
@@ -1185,6 +1186,7 @@ impl Scheduler for Sedf {
             // Woke in extra time, before its next period starts.
             if u.status & EXTRA_WANT_PEN_Q != 0 {
                 self.extraq_add_sort_update(p, v, PEN, 0);
+                ctx.count_queue_op();
             }
             self.add_util_if_aware(p, v);
         } else if now < u.deadl_abs {
@@ -1212,8 +1214,10 @@ impl Scheduler for Sedf {
         }
         if self.u(v).period_begin() > now {
             self.add_waitq(p, v);
+            ctx.count_queue_op();
         } else {
             self.add_runq(p, v);
+            ctx.count_queue_op();
         }
         if self.should_switch(p, ctx.current(p), v) {
             ctx.tickle(p);
@@ -1227,6 +1231,7 @@ impl Scheduler for Sedf {
             ctx.tickle(p);
         } else {
             self.del_queue(p, v);
+            ctx.count_queue_op();
             self.extraq_del(p, v, UTIL);
             self.extraq_del(p, v, PEN);
         }

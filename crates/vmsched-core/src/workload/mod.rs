@@ -9,6 +9,7 @@ pub(crate) mod bsp;
 mod cpu_hog;
 mod disk;
 mod duty_cycle;
+pub mod footprint;
 mod idle;
 mod oltp;
 mod streaming;

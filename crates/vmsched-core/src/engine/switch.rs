@@ -1,0 +1,481 @@
+//! What a domain switch costs besides the switch itself: the lazy switch,
+//! the TLB/L1 refill, the L2 (and L3) footprint model, and the scheduler's
+//! own run time (`docs/switch-cost.md`).
+//!
+//! The idea. A VCPU switched onto a PCPU first spends CPU on things that are
+//! not its work: the direct switch (`ctx_switch_ns`), refilling the TLB, L1
+//! and branch predictors a real address-space switch emptied
+//! (`switch_refill_ns`), and reloading the cache lines of its working set
+//! that others evicted while it was away. That last part follows Thiébaut
+//! and Stone's footprint model: with random placement, a resident footprint
+//! R of a cache of N lines loses R·(1 − e^(−F/N)) lines while F new lines are
+//! brought in. So each core keeps Φ, the lines ever brought into its cache,
+//! and each VCPU the value of Φ when it left (`mark`): resuming on the same
+//! core it refills W − R·e^(−(Φ − mark)/N) lines, and on another core all W.
+//! The scheduler's decision (`sched_invoke_ns`) and its run-queue operations
+//! (`sched_queue_op_ns` each) are charged to the VCPU the decision
+//! dispatches, as Xen's `schedule()` accounts them: it reads the time before
+//! calling the scheduler and starts the next VCPU's run state at it.
+//!
+//! Xen switches lazily: going idle leaves the last VCPU's state loaded, and
+//! returning to that same VCPU does no switch at all, so (with
+//! `lazy_idle_switch`) it pays nothing but the decision. It still counts as
+//! a dispatch (XenMon's executions).
+//!
+//! Every number here is an integer: line counts in thousandths of a line,
+//! e^(−x) in 32-bit fixed point by a fixed series, so the results are the
+//! same on every machine. Nothing allocates after the run is built.
+
+use super::World;
+use crate::host::SwitchCosts;
+use crate::ids::{DomId, PcpuId, VcpuId};
+use crate::scenario::WorkloadSpec;
+use crate::time::Time;
+use crate::workload::footprint;
+use std::cell::Cell;
+
+/// Fixed-point one for [`exp_neg_ratio`].
+const ONE_Q32: u64 = 1 << 32;
+/// e^(−1) in 32-bit fixed point (round(e^(−1)·2^32)).
+const EXP_NEG_ONE_Q32: u64 = 1_580_030_169;
+/// Beyond this many cache sizes brought in, nothing of a footprint survives
+/// (e^(−44) · 2^32 < 2^−31 of a line).
+const SWEPT: u64 = 44;
+/// No core/socket (a VCPU that never ran holds no lines).
+const NOWHERE: u32 = u32::MAX;
+/// Thousandths of a line per line.
+const MILLI: u64 = 1000;
+
+/// The parts of a switch's overhead, in the order the VCPU pays them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Part {
+    /// The direct switch (`ctx_switch_ns`).
+    Direct = 0,
+    /// TLB, L1 and branch predictors (`switch_refill_ns`).
+    Refill = 1,
+    /// Cache lines of the working set (`l2_fill_ns`, `l3_fill_ns`).
+    Cache = 2,
+    /// The scheduler's decision and queue operations.
+    Sched = 3,
+}
+
+/// Number of [`Part`]s.
+pub const PARTS: usize = 4;
+
+/// The overhead a VCPU pays from `from` on, before its work progresses.
+#[derive(Clone, Copy, Debug, Default)]
+struct Overhead {
+    from: Time,
+    parts: [u64; PARTS],
+    /// How much of it is already added to the VCPU's totals.
+    accounted: u64,
+}
+
+impl Overhead {
+    fn total(&self) -> u64 {
+        self.parts.iter().sum()
+    }
+
+    /// Add what was paid up to `now` to `into`, part by part.
+    fn accrue(&mut self, now: Time, into: &mut [u64; PARTS]) {
+        let done = now.since(self.from).min(self.total());
+        if done <= self.accounted {
+            return;
+        }
+        let mut start = 0;
+        for (k, &len) in self.parts.iter().enumerate() {
+            let end = start + len;
+            let lo = self.accounted.max(start);
+            let hi = done.min(end);
+            if hi > lo {
+                into[k] += hi - lo;
+            }
+            start = end;
+        }
+        self.accounted = done;
+    }
+}
+
+/// One VCPU's footprint and overhead state.
+#[derive(Clone, Copy, Debug)]
+struct VcpuCache {
+    /// Working set, thousandths of a line.
+    ws_ml: u64,
+    /// Streamed lines per µs of CPU, thousandths of a line.
+    stream_ml_per_us: u64,
+    /// The core and socket whose caches hold its lines.
+    core: u32,
+    socket: u32,
+    /// Φ of that core's L2 and that socket's L3 when it last left.
+    mark2: u64,
+    mark3: u64,
+    /// The PCPU its state is loaded on (Xen's `curr_vcpu` of that PCPU).
+    loaded_on: Option<PcpuId>,
+    /// When its work began progressing in its current run.
+    useful_from: Time,
+    /// The current run's overhead.
+    ovh: Overhead,
+    /// Overhead paid since measurement began, per [`Part`].
+    paid: [u64; PARTS],
+    /// Dispatches that were real switches and lazy returns.
+    real_switches: u64,
+    lazy_returns: u64,
+}
+
+/// The switch-cost model's state (part of the [`World`]).
+pub(crate) struct SwitchModel {
+    costs: SwitchCosts,
+    /// Is any part of the cache model on?
+    cache_on: bool,
+    l2_ml: u64,
+    l3_ml: u64,
+    vcpus: Vec<VcpuCache>,
+    /// Per PCPU: the VCPU whose state is loaded (idle leaves it).
+    loaded: Vec<Option<VcpuId>>,
+    /// Per PCPU: run-queue operations since its last decision (a `Cell`,
+    /// so that scheduler code holding only a shared context can count).
+    queue_ops: Vec<Cell<u64>>,
+    /// Φ per core (L2) and per socket (L3), thousandths of a line.
+    phi2: Vec<u64>,
+    phi3: Vec<u64>,
+}
+
+/// A VCPU's working set and stream rate from its domain's workload.
+pub(crate) struct VcpuFootprint {
+    pub working_set_kb: f64,
+    pub stream_fill_lines_per_us: f64,
+}
+
+/// The footprint of a VCPU of a domain running `workload` (`driver`: the
+/// driver domain, whose backends add theirs).
+pub(crate) fn footprint_of(workload: &WorkloadSpec, driver: bool) -> VcpuFootprint {
+    let (ws_kb, stream) = footprint::default_footprint(&workload.kind);
+    let f = &workload.footprint;
+    let backends = if driver {
+        footprint::DRIVER_BACKEND_KB
+    } else {
+        0.0
+    };
+    VcpuFootprint {
+        working_set_kb: f.working_set_kb.unwrap_or(ws_kb + backends),
+        stream_fill_lines_per_us: f.stream_fill_lines_per_us.unwrap_or(stream),
+    }
+}
+
+impl SwitchModel {
+    /// The model for a host of `npcpus` PCPUs, `ncores` cores and `nsockets`
+    /// sockets, and VCPUs of the given footprints.
+    pub(crate) fn new(
+        costs: &SwitchCosts,
+        npcpus: usize,
+        ncores: usize,
+        nsockets: usize,
+        footprints: impl Iterator<Item = VcpuFootprint>,
+    ) -> SwitchModel {
+        let line = costs.cache_line_bytes.max(1) as f64;
+        let vcpus = footprints
+            .map(|f| VcpuCache {
+                // Rounded once, at build time: the run itself is integer.
+                ws_ml: (f.working_set_kb * 1024.0 * MILLI as f64 / line).round() as u64,
+                stream_ml_per_us: (f.stream_fill_lines_per_us * MILLI as f64).round() as u64,
+                core: NOWHERE,
+                socket: NOWHERE,
+                mark2: 0,
+                mark3: 0,
+                loaded_on: None,
+                useful_from: Time::ZERO,
+                ovh: Overhead::default(),
+                paid: [0; PARTS],
+                real_switches: 0,
+                lazy_returns: 0,
+            })
+            .collect();
+        let l2_on = costs.l2_fill_ns > 0 && costs.l2_lines > 0;
+        let l3_on = l2_on && costs.l3_fill_ns > 0 && costs.l3_lines > 0;
+        SwitchModel {
+            cache_on: l2_on,
+            l2_ml: costs.l2_lines * MILLI,
+            l3_ml: if l3_on { costs.l3_lines * MILLI } else { 0 },
+            costs: costs.clone(),
+            vcpus,
+            loaded: vec![None; npcpus],
+            queue_ops: vec![Cell::new(0); npcpus],
+            phi2: vec![0; ncores],
+            phi3: vec![0; nsockets],
+        }
+    }
+
+    /// Count one run-queue insertion or removal on `p`.
+    #[inline]
+    pub(crate) fn queue_op(&self, p: PcpuId) {
+        let c = &self.queue_ops[p.idx()];
+        c.set(c.get() + 1);
+    }
+
+    /// The scheduler's cost of the decision just taken on `p` (its
+    /// invocation and the queue operations since its last one).
+    #[inline]
+    pub(crate) fn take_sched_ns(&mut self, p: PcpuId) -> u64 {
+        let ops = self.queue_ops[p.idx()].take();
+        self.costs.sched_invoke_ns + ops * self.costs.sched_queue_op_ns
+    }
+
+    /// Overhead per [`Part`] that `v` paid since measurement began, up to `now`.
+    pub(crate) fn paid_at(&self, v: VcpuId, now: Time) -> [u64; PARTS] {
+        let vc = &self.vcpus[v.idx()];
+        let mut paid = vc.paid;
+        let mut ovh = vc.ovh;
+        ovh.accrue(now, &mut paid);
+        paid
+    }
+
+    /// `v`'s real switches and lazy returns since measurement began.
+    pub(crate) fn dispatches(&self, v: VcpuId) -> (u64, u64) {
+        let vc = &self.vcpus[v.idx()];
+        (vc.real_switches, vc.lazy_returns)
+    }
+
+    /// Measurement starts at `now`: forget what was paid before.
+    pub(crate) fn reset(&mut self, now: Time) {
+        for vc in &mut self.vcpus {
+            let mut sink = [0; PARTS];
+            vc.ovh.accrue(now, &mut sink);
+            vc.paid = [0; PARTS];
+            vc.real_switches = 0;
+            vc.lazy_returns = 0;
+        }
+    }
+}
+
+impl World {
+    /// `n` is switched onto `p` (`prev` ran there, `None` = idle) and its
+    /// run costs `sched_ns` of scheduling: set up what `n` pays before its
+    /// work progresses and return that total.
+    pub(crate) fn switch_in(&mut self, p: PcpuId, n: VcpuId, sched_ns: u64) -> u64 {
+        let now = self.now;
+        let core = self.topo.core_of(p);
+        let socket = self.topo.socket_of(p);
+        let m = &mut self.switch;
+        let lazy = m.costs.lazy_idle_switch && m.loaded[p.idx()] == Some(n);
+        // Xen syncs a VCPU's state off a PCPU that still holds it lazily
+        // before it runs elsewhere; the VCPU this PCPU held is unloaded.
+        if let Some(q) = m.vcpus[n.idx()].loaded_on.filter(|&q| q != p) {
+            m.loaded[q.idx()] = None;
+        }
+        if let Some(old) = m.loaded[p.idx()].filter(|&o| o != n) {
+            m.vcpus[old.idx()].loaded_on = None;
+        }
+        m.loaded[p.idx()] = Some(n);
+        m.vcpus[n.idx()].loaded_on = Some(p);
+        let mut parts = [0; PARTS];
+        parts[Part::Sched as usize] = sched_ns;
+        if lazy {
+            m.vcpus[n.idx()].lazy_returns += 1;
+        } else {
+            m.vcpus[n.idx()].real_switches += 1;
+            parts[Part::Direct as usize] = self.platform.ctx_switch_ns;
+            parts[Part::Refill as usize] = m.costs.switch_refill_ns;
+            if m.cache_on {
+                parts[Part::Cache as usize] = m.refill_cache(n, core, socket);
+            }
+        }
+        let vc = &mut m.vcpus[n.idx()];
+        vc.ovh = Overhead {
+            from: now,
+            parts,
+            accounted: 0,
+        };
+        let total = vc.ovh.total();
+        vc.useful_from = now.after(total);
+        total
+    }
+
+    /// `v` was re-picked on its PCPU without a switch and pays `sched_ns`
+    /// more before its work progresses; returns when its work progresses.
+    pub(crate) fn repick(&mut self, v: VcpuId, sched_ns: u64) -> Time {
+        let now = self.now;
+        let vc = &mut self.switch.vcpus[v.idx()];
+        vc.ovh.accrue(now, &mut vc.paid);
+        if vc.ovh.accounted >= vc.ovh.total() {
+            vc.ovh = Overhead {
+                from: now,
+                parts: [0; PARTS],
+                accounted: 0,
+            };
+        }
+        vc.ovh.parts[Part::Sched as usize] += sched_ns;
+        let at = vc.ovh.from.after(vc.ovh.total());
+        vc.useful_from = vc.useful_from.max(at);
+        at
+    }
+
+    /// `v` leaves `p`: its streamed lines go into the caches and its marks
+    /// are set.
+    pub(crate) fn switch_out(&mut self, v: VcpuId, p: PcpuId) {
+        let now = self.now;
+        let m = &mut self.switch;
+        let vc = &mut m.vcpus[v.idx()];
+        vc.ovh.accrue(now, &mut vc.paid);
+        if !m.cache_on {
+            return;
+        }
+        let ran_ns = now.since(vc.useful_from);
+        let fills = (vc.stream_ml_per_us as u128 * ran_ns as u128 / 1000) as u64;
+        let core = self.topo.core_of(p) as usize;
+        let socket = self.topo.socket_of(p) as usize;
+        m.phi2[core] = m.phi2[core].wrapping_add(fills);
+        vc.mark2 = m.phi2[core];
+        if m.l3_ml > 0 {
+            m.phi3[socket] = m.phi3[socket].wrapping_add(fills);
+            vc.mark3 = m.phi3[socket];
+        }
+    }
+}
+
+impl SwitchModel {
+    /// What `n` pays to bring its working set back into the caches of
+    /// `core`/`socket`, ns; the refilled lines go into their Φ.
+    fn refill_cache(&mut self, n: VcpuId, core: u32, socket: u32) -> u64 {
+        let (ci, si) = (core as usize, socket as usize);
+        let vc = &mut self.vcpus[n.idx()];
+        let w = vc.ws_ml;
+        // Lines lost from the L2: all of them after a move to another core.
+        let lost2 = if vc.core == core {
+            let since = self.phi2[ci].wrapping_sub(vc.mark2);
+            w - survivors(w, since, self.l2_ml)
+        } else {
+            w
+        };
+        self.phi2[ci] = self.phi2[ci].wrapping_add(lost2);
+        let mut ns = mul_ml(lost2, self.costs.l2_fill_ns);
+        if self.l3_ml > 0 {
+            // The L3 holds what the L2 holds (inclusive), so it cannot have
+            // lost more than the L2.
+            let lost3 = if vc.socket == socket {
+                let since = self.phi3[si].wrapping_sub(vc.mark3);
+                w - survivors(w, since, self.l3_ml)
+            } else {
+                w
+            }
+            .min(lost2);
+            self.phi3[si] = self.phi3[si].wrapping_add(lost3);
+            ns += mul_ml(lost3, self.costs.l3_fill_ns);
+        }
+        vc.core = core;
+        vc.socket = socket;
+        ns
+    }
+}
+
+/// `lines_ml` thousandths of a line at `ns_per_line` each, rounded to the ns.
+#[inline]
+fn mul_ml(lines_ml: u64, ns_per_line: u64) -> u64 {
+    ((lines_ml as u128 * ns_per_line as u128 + (MILLI / 2) as u128) / MILLI as u128) as u64
+}
+
+/// Of a footprint of `r` (thousandths of a line), what survives `f` new
+/// lines in a cache of `n` (same unit): r·e^(−f/n), rounded down.
+#[inline]
+fn survivors(r: u64, f: u64, n: u64) -> u64 {
+    ((r as u128 * exp_neg_ratio(f, n) as u128) >> 32) as u64
+}
+
+/// e^(−num/den) in 32-bit fixed point, by integer arithmetic alone: e^(−k)
+/// for the whole part k as k products of e^(−1), times a 16-term Taylor
+/// series for the fraction in [0, 1) (whose first omitted term is below
+/// 1/17! < 2^−48). The same bits on every machine.
+pub(crate) fn exp_neg_ratio(num: u64, den: u64) -> u64 {
+    if den == 0 {
+        return 0;
+    }
+    let k = num / den;
+    if k >= SWEPT {
+        return 0;
+    }
+    let frac = (((num % den) as u128) << 32) / den as u128;
+    // Σ (−f)^i / i!, positive and negative terms apart.
+    let (mut pos, mut neg) = (ONE_Q32 as u128, 0u128);
+    let mut term = ONE_Q32 as u128;
+    for i in 1..=16u128 {
+        term = ((term * frac) >> 32) / i;
+        if term == 0 {
+            break;
+        }
+        if i % 2 == 1 {
+            neg += term;
+        } else {
+            pos += term;
+        }
+    }
+    let mut e = (pos - neg) as u64;
+    for _ in 0..k {
+        e = ((e as u128 * EXP_NEG_ONE_Q32 as u128 + (1u128 << 31)) >> 32) as u64;
+    }
+    e
+}
+
+/// The overhead `dom`'s VCPUs paid since measurement began, per [`Part`],
+/// up to `now`, and their real switches and lazy returns.
+pub(crate) fn domain_paid(w: &World, dom: DomId, now: Time) -> ([u64; PARTS], u64, u64) {
+    let d = &w.doms[dom.idx()];
+    let mut tot = [0; PARTS];
+    let (mut real, mut lazy) = (0, 0);
+    for vi in d.first_vcpu..d.first_vcpu + d.nvcpus {
+        let v = VcpuId(vi);
+        let p = w.switch.paid_at(v, now);
+        for k in 0..PARTS {
+            tot[k] += p[k];
+        }
+        let (r, l) = w.switch.dispatches(v);
+        real += r;
+        lazy += l;
+    }
+    (tot, real, lazy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_matches_the_exponential() {
+        for &(num, den) in &[
+            (0u64, 1u64),
+            (1, 4),
+            (1, 2),
+            (3, 4),
+            (1, 1),
+            (5, 2),
+            (10, 1),
+            (43, 1),
+            (8191, 8192),
+            (12345, 999),
+        ] {
+            let got = exp_neg_ratio(num, den) as f64 / ONE_Q32 as f64;
+            let want = (-(num as f64) / den as f64).exp();
+            assert!(
+                (got - want).abs() < 1e-8,
+                "e^-({num}/{den}) = {got}, want {want}"
+            );
+        }
+        assert_eq!(exp_neg_ratio(0, 7), ONE_Q32);
+        assert_eq!(exp_neg_ratio(44, 1), 0);
+    }
+
+    #[test]
+    fn overhead_is_paid_part_by_part() {
+        let mut o = Overhead {
+            from: Time(100),
+            parts: [10, 20, 0, 5],
+            accounted: 0,
+        };
+        let mut paid = [0; PARTS];
+        o.accrue(Time(115), &mut paid);
+        assert_eq!(paid, [10, 5, 0, 0]);
+        o.accrue(Time(1000), &mut paid);
+        assert_eq!(paid, [10, 20, 0, 5]);
+        o.accrue(Time(2000), &mut paid);
+        assert_eq!(paid, [10, 20, 0, 5]);
+    }
+}
