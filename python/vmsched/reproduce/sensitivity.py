@@ -31,24 +31,22 @@ from vmsched.reproduce.framework import Experiment, Reproduction, Run, Timing, r
 #: The factors every estimate is scaled by.
 FACTORS = (0.5, 2.0)
 #: Profile numbers marked *estimate* in docs/calibration.md, per built-in profile, that the
-#: reproductions' results hinge on: the direct switch and backend-batch costs, and the
-#: indirect switch costs (TLB/L1 refill, the guest's per-batch work, the L2 refill per line).
-#: Keys a profile does not have (a mechanism not built yet) are skipped.
+#: reproductions' results hinge on: the direct switch and backend-batch costs, the
+#: indirect switch costs (TLB/L1 refill, the guest's per-batch work, the L2 and L3 refill
+#: per line) and the scheduler's own run time. Keys a profile does not have, or has at 0
+#: (a mechanism off), are skipped.
+_SWITCH_ESTIMATES = (
+    "ctx_switch_ns",
+    "io_batch_ns",
+    "switch_refill_ns",
+    "guest_batch_ns",
+    "l2_fill_ns",
+    "l3_fill_ns",
+    "sched_invoke_ns",
+)
 ESTIMATES: Mapping[str, tuple[str, ...]] = {
-    "cherkasova2007": (
-        "ctx_switch_ns",
-        "io_batch_ns",
-        "switch_refill_ns",
-        "guest_batch_ns",
-        "l2_fill_ns",
-    ),
-    "thesis2015": (
-        "ctx_switch_ns",
-        "io_batch_ns",
-        "switch_refill_ns",
-        "guest_batch_ns",
-        "l2_fill_ns",
-    ),
+    "cherkasova2007": _SWITCH_ESTIMATES,
+    "thesis2015": _SWITCH_ESTIMATES,
 }
 #: Setup numbers the papers leave open: (workload kind, parameter) scaled the same way.
 SETUP_ESTIMATES: tuple[tuple[str, str], ...] = (("web-server", "rate"),)
