@@ -451,3 +451,81 @@ fn negative_slice_rounds_are_charged_at_once() {
     assert_near("waker %", sim_cpu_pct(&sim, "waker"), 20.0, 0.1);
     check_invariants(&toml(0.5), 100 * US);
 }
+
+/// BVT exists up to 3.0.2 only: it was removed on 23 August 2006
+/// (`db51cd09d3`), before 3.0.3. A later release is refused before
+/// simulating, naming the field.
+#[test]
+fn no_bvt_after_3_0_2() {
+    for v in ["3.0.3", "3.0.4", "3.1", "4.4"] {
+        let e = rejected(&host(
+            1,
+            &format!("xen_version = \"{v}\""),
+            1.0,
+            &[("d", "", HOG)],
+        ));
+        assert_eq!(e.path, "scheduler.xen_version", "{v}");
+        assert!(e.to_string().contains("3.0.2"), "{v}: {e}");
+    }
+    for v in ["2.0", "3.0", "3.0.1", "3.0.2"] {
+        run_sim(&host(
+            1,
+            &format!("xen_version = \"{v}\""),
+            0.1,
+            &[("d", "", HOG)],
+        ));
+    }
+}
+
+/// Charging by release. Up to 3.0.1 run time is charged from `lastschd`,
+/// which every decision sets; 3.0.2 charges from the run-state entry, which
+/// a decision that picks the running VCPU again leaves alone
+/// (`__enter_scheduler` returns first), so a re-picked VCPU is charged
+/// again from its first dispatch. With mcuadv 10 against 20, a is picked
+/// twice running (a, a, b): under 3.0.0 it gets its 2/3; under 3.0.2 its
+/// second pick is charged for both runs, its virtual time jumps ahead, and
+/// it gets less.
+#[test]
+fn re_picked_vcpus_are_charged_again_from_3_0_2() {
+    let share = |v: &str| {
+        let sim = run_sim(&host(
+            1,
+            &format!("xen_version = \"{v}\""),
+            10.0,
+            &[("a", "mcuadv = 10", HOG), ("b", "mcuadv = 20", HOG)],
+        ));
+        sim_cpu_pct(&sim, "a")
+    };
+    for v in ["3.0", "3.0.1", "2.0"] {
+        assert_near(v, share(v), 200.0 / 3.0, 0.1);
+    }
+    // About 60 % here.
+    let a = share("3.0.2");
+    assert!(a < 62.0, "3.0.2: a {a} %");
+    assert!(a > 50.0, "3.0.2: a still ahead of b: {a} %");
+}
+
+/// Warp from t = 0 (issue 11 part 6), as Xen 3.0.2 codes it: a new VCPU
+/// starts at avt = svt = 0 and `calc_evt` returns the unsigned 32-bit
+/// `avt − warp_value`, which wraps to 2^32 − 5000, the back of the queue.
+/// The warped hog never runs, so its avt stays 0, the PCPU's svt (the least
+/// avt queued) stays 0 and no wrap correction happens: it waits until the
+/// other hog's avt passes 2^32 − 5000, about 43,000 s (12 h) at 10 units
+/// per 100 µs. The same warp set once svt is past the warp value is a head
+/// start (`warp_gives_a_bounded_head_start`). Both releases alike.
+#[test]
+fn warp_from_time_zero_starves_the_warped_domain_as_coded() {
+    for v in ["3.0", "3.0.2"] {
+        let sim = run_sim(&host(
+            1,
+            &format!("xen_version = \"{v}\""),
+            2.0,
+            &[
+                ("w", "warpback = true\nwarpvalue = 5000\nwarpl = 0", HOG),
+                ("a", "", HOG),
+            ],
+        ));
+        assert_eq!(running_ns(&sim, "w"), 0, "{v}");
+        assert_near(v, sim_cpu_pct(&sim, "a"), 100.0, 0.01);
+    }
+}

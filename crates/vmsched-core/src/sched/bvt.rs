@@ -30,8 +30,11 @@
 //!
 //! Parameters (`xm bvt` / `xm sched-bvt`): per domain `mcuadv`, `warpback`,
 //! `warpvalue` (virtual-time units), `warpl` and `warpu` (ms); global
-//! `ctx_allow` (ns, `xm bvt_ctxallow`) and `xen_version` (2.0 or 3.0:
-//! placement). Deviations: see `docs/schedulers/bvt.md`.
+//! `ctx_allow` (ns, `xm bvt_ctxallow`) and `xen_version` (2.0 to 3.0.2:
+//! placement, and from 3.0.2 charging from the run-state entry, so that a
+//! VCPU picked again is charged again from its first dispatch; later
+//! releases have no BVT and are refused). Deviations: see
+//! `docs/schedulers/bvt.md`.
 //!
 //! Hooks: `init`, `init_domain`, `insert_vcpu` (placement by release),
 //! `wake` (preempt or pull the timer in), `sleep`, `do_schedule`,
@@ -40,6 +43,7 @@
 
 use super::placement::{CreationRule, PinRule, Placer};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params, Version};
 use crate::time::{Time, NS_PER_MS};
@@ -119,11 +123,11 @@ const PARAMS: &[ParamSpec] = &[
         unit: "",
         kind: ParamKind::Version {
             min: Version::new(2, 0),
-            max: Version::new(3, 0),
+            max: LAST,
         },
         default: Default::Str("3.0"),
         scope: ParamScope::Global,
-        doc: "Xen release whose BVT to reproduce (\"2.0\" or \"3.0\" for 3.0.0-3.0.2): placement of new domains.",
+        doc: "Xen release whose BVT to reproduce: \"2.0\", \"3.0\" (3.0.0), \"3.0.1\" or \"3.0.2\" (BVT was removed before 3.0.3): placement of new domains, and from 3.0.2 charging from the VCPU's run-state entry.",
     },
 ];
 
@@ -136,8 +140,24 @@ pub const INFO: SchedulerInfo = SchedulerInfo {
     params: PARAMS,
     make: |p| Box::new(Bvt::new(p)),
     check_domain: super::accept_domain,
-    check_global: super::accept_global,
+    check_global,
 };
+
+/// The last release with BVT: it was removed on 23 August 2006
+/// (`db51cd09d3`), before 3.0.3.
+const LAST: Version = Version::with_patch(3, 0, 2);
+
+/// BVT exists up to 3.0.2 only; the parameter's range admits every 3.0.x.
+fn check_global(g: &Params, path: &str) -> Result<(), ScenarioError> {
+    let v = g.version("xen_version");
+    if v > LAST {
+        return Err(ScenarioError::new(
+            format!("{path}.xen_version"),
+            format!("\"{v}\" has no BVT (Xen removed it on 23 Aug 2006, before 3.0.3); expected a Xen version from \"2.0\" to \"{LAST}\""),
+        ));
+    }
+    Ok(())
+}
 
 #[derive(Clone, Debug)]
 struct Dom {
@@ -155,7 +175,11 @@ struct Dom {
 struct Unit {
     avt: u32,
     evt: u32,
-    /// Last dispatch (Xen's `lastschd`, set even when re-picked).
+    /// Where run time is charged from: the last dispatch (Xen ≤ 3.0.1's
+    /// `lastschd`, set at every decision, also when the VCPU is picked
+    /// again), or from 3.0.2 its run-state entry (`state_entry_time`, which
+    /// a decision that picks the running VCPU again leaves alone, so such a
+    /// VCPU is charged again from its first dispatch).
     lastschd: Time,
     migrated: bool,
     on_runq: bool,
@@ -173,6 +197,8 @@ struct Pcpu {
 /// The BVT scheduler's state.
 pub struct Bvt {
     ctx_allow: i64,
+    /// Xen 3.0.2: charge from the run-state entry (see [`Unit::lastschd`]).
+    charge_from_state_entry: bool,
     creation: CreationRule,
     pin: PinRule,
     doms: Vec<Dom>,
@@ -196,6 +222,7 @@ impl Bvt {
         };
         Bvt {
             ctx_allow: p.int("ctx_allow"),
+            charge_from_state_entry: p.version("xen_version") >= LAST,
             creation,
             pin,
             doms: Vec::new(),
@@ -406,7 +433,8 @@ impl Scheduler for Bvt {
     fn do_schedule(&mut self, ctx: &mut SchedCtx, p: PcpuId) -> Decision {
         let now = ctx.now();
         ctx.cancel_timer(p.0);
-        if let Some(prev) = ctx.current(p) {
+        let running = ctx.current(p);
+        if let Some(prev) = running {
             let avt = self.calc_avt(ctx, prev, now);
             let evt = self.calc_evt(ctx, prev, avt);
             let u = &mut self.units[prev.idx()];
@@ -509,7 +537,11 @@ impl Scheduler for Bvt {
             self.units[n.idx()].on_runq = true;
         };
         if let Some(n) = next {
-            self.units[n.idx()].lastschd = now;
+            // 3.0.2's `__enter_scheduler` returns before the run-state
+            // change when it picks the running VCPU again.
+            if !(self.charge_from_state_entry && running == Some(n)) {
+                self.units[n.idx()].lastschd = now;
+            }
         }
         let slice = r_time as u64;
         self.pcpus[p.idx()].s_timer_expires = now.0 as i64 + slice as i64;
