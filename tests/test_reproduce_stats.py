@@ -8,6 +8,7 @@ stand-in experiment of test_reproduce.py, run with two and one replications.
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -252,3 +253,19 @@ def test_sensitivity_table_compares_verdicts_with_the_baseline(tmp_path):
     rep.sensitivity = table
     text = (rep.save(tmp_path) / "report.md").read_text()
     assert "## Sensitivity to the estimates" in text and "×0.5" in text and "×2" in text
+
+
+def test_reproduce_doc_opens_with_the_scorecard():
+    from conftest import DOCS
+
+    text = (DOCS / "reproduce.md").read_text()
+    head, _, rest = text.partition("<!-- BEGIN SCORECARD -->")
+    card, _, _ = rest.partition("<!-- END SCORECARD -->")
+    assert "\n## " not in head  # nothing but the introduction before it
+    assert "## Scorecard" in card
+    assert re.search(r"\*\*\d+ of \d+ distinct claims reproduced\*\*", card)
+    # One table row per verdict of every registered experiment.
+    from vmsched import reproduce
+
+    n = sum(len(e.claims) for e in reproduce.EXPERIMENTS.values())
+    assert card.count("\n| ") - 1 == n

@@ -63,7 +63,7 @@ CTX_ALLOW_MS = (1, 5, 50)
 #: SEDF periods of Fig. 2 and Table 1.
 PERIODS_MS = (10, 100, 1000)
 #: The Xen release of the testbed, where a scheduler has it (BVT's last is 3.0.0-3.0.2).
-XEN_VERSION = {"bvt": "3.0", "sedf": "3.0.2", "credit": "3.0.3"}
+XEN_VERSION = {"bvt": "3.0.2", "sedf": "3.0.2", "credit": "3.0.3"}
 #: BVT's C and SEDF's period where the paper does not say (Figs 5, 6, 10): Xen's default
 #: context allowance, and the period the paper itself picks for SEDF in ALERT "to match
 #: the CPU allocation time granularity" of Credit.
@@ -109,7 +109,8 @@ COMMON_DECISIONS = (
     "changed on 17 Jun 2006 and Table 1's NWC rows (Dom1 at exactly 50 % at every period) fit "
     "only the older rule (a 3.0.3-rule guest that blocks once forfeits its slice). So SEDF "
     'runs with `xen_version` "3.0.2" (penalty quanta repeated until the lost slice is '
-    'repaid), BVT with "3.0" (vmsched\'s BVT covers 3.0.0-3.0.2), Credit with "3.0.3", its '
+    'repaid), BVT with "3.0.2" (charging from the run-state entry, so a re-picked VCPU is '
+    'charged again from its first dispatch), Credit with "3.0.3", its '
     "first release.",
     "The web server is loaded by an httperf-like open loop (`rate` 2 000 req/s, 10 KB files, "
     "timeout 5 s): the paper reports the maximum throughput without giving httperf's rate, "
