@@ -233,6 +233,13 @@ DYNWEIGHT_CREDIT = Experiment(
     note="Tables 6.7-6.10 (claims 40-43) are held back for validation in the literature "
     "digest: no published numbers or claims are compared here. `distance_pts` measures "
     "the distance from the chapter's stated goal, not from its results.",
+    flat_explained={
+        "t_s": '`t_s` is not a parameter but the sampling instant of one 120-s run ("The '
+        "results were taken for a period of 120 seconds, with 10 second being the sampling "
+        'time interval"); a share that stays put from sample to sample is the steady state of '
+        "constant loads under a scheduler that does not adapt, which is what plain Credit is "
+        "expected to show beside the dynamic-weight variant."
+    },
 )
 
 EXPERIMENTS = (DYNWEIGHT_CREDIT,)
