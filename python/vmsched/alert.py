@@ -79,6 +79,20 @@ XENBAKED_POLL_MS = 100.0
 DOM0_XENMON_UTIL_PCT = 2.0
 #: Time simulated before measurement starts, so the first sample is not the start-up.
 WARMUP_S = 1.0
+
+
+def window_phase_s(seed: int, target_pct: float, sample_ms: float) -> float:
+    """Where the 1-s measurement windows start relative to the schedulers' periods: a
+    phase in [0, sample_ms) added to the warm-up, drawn from the run's seed and the target.
+
+    A real sampler (xenbaked polling the trace buffers) is not synchronised with the
+    scheduler's periods and ticks; windows that start exactly on a multiple of every period
+    would see the same part of each period every time. The phase is deterministic (same seed
+    and target, same phase) and rounded to the microsecond."""
+    import random
+
+    rng = random.Random(f"alert-window-phase/{seed}/{target_pct!r}")
+    return round(rng.random() * sample_ms / 1000.0, 6)
 #: Error bands reported as "fraction of samples within ±x %".
 WITHIN_PCT: tuple[int, ...] = (1, 2, 5, 10)
 #: What Dom0 runs in the single-PCPU variant (see docs/alert.md, "Dom0").
@@ -377,6 +391,7 @@ def build_scenario(
     sched: dict[str, Any] = {"name": scheduler}
     if xen_version is not None:
         sched["xen_version"] = xen_version
+    warmup_s = warmup_s + window_phase_s(seed, target_pct, sample_ms)
     sc = Scenario(
         pcpus=SMP_PCPUS if smp else PCPUS,
         scheduler=sched,
@@ -769,7 +784,9 @@ def _plan(
             warmup_s=warmup_s,
             sample_ms=sample_ms,
         ).validate()
-        jobs.append(_Job(index=first_index + i, scenario=sc.data, warmup_s=warmup_s))
+        # The windows' phase is part of the scenario's warm-up (`window_phase_s`).
+        measure_from_s = float(sc.data["run"]["warmup_s"])
+        jobs.append(_Job(index=first_index + i, scenario=sc.data, warmup_s=measure_from_s))
     setup = {
         "variant": "smp" if smp else "single-pcpu",
         "pcpus": SMP_PCPUS if smp else PCPUS,

@@ -161,6 +161,9 @@ pub struct IoCosts {
     pub web_request_ns: u64,
     /// Guest CPU per OLTP transaction besides its disk requests (the database's work).
     pub oltp_txn_ns: u64,
+    /// Fidelity of the I/O path: the guest front end's per-batch work, NIC
+    /// interrupt moderation, and cost variability ([`crate::io::IoFidelity`]).
+    pub fid: crate::io::IoFidelity,
     /// NIC line rate, bits per second.
     pub nic_bps: u64,
     /// One-way latency from the NIC to the remote peers and back into their stack, ns.
@@ -261,6 +264,12 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         0,
         "Guest CPU per OLTP transaction besides its disk requests.",
     ),
+    crate::io::PROFILE_GUEST_BATCH,
+    crate::io::PROFILE_NIC_RX_IRQ,
+    crate::io::PROFILE_NIC_IRQ_INTERVAL,
+    crate::io::PROFILE_REQUEST_CPU_CV,
+    crate::io::PROFILE_IO_COST_CV,
+    crate::io::PROFILE_DISK_SERVICE_CV,
     ParamSpec {
         name: "lazy_idle_switch",
         unit: "",
@@ -508,6 +517,7 @@ impl Platform {
                 guest_disk_ns: ns("guest_disk_ns"),
                 web_request_ns: ns("web_request_ns"),
                 oltp_txn_ns: ns("oltp_txn_ns"),
+                fid: crate::io::IoFidelity::from_params(p),
                 nic_bps: (f("nic_bandwidth_mbit") * 1e6).round() as u64,
                 nic_latency_ns: (f("nic_latency_us") * 1e3).round() as u64,
                 mtu: p.int("nic_mtu") as u32,

@@ -3,14 +3,19 @@
 //! the workloads. The state and the device models are in [`crate::io`].
 
 use super::{Event, Simulation, World};
-use crate::domain::{WorkItem, BACKEND, URGENT};
+use crate::domain::{WorkItem, BACKEND, TAG_MASK, URGENT};
 use crate::ids::DomId;
-use crate::io::{packets, Endpoint, InFlight, IoKind, IoReq, Peer};
+use crate::io::{packets, vary_ns, Endpoint, InFlight, IoKind, IoReq, Peer, TCPIP_HEADER};
+use crate::time::Time;
 
 /// `remaining_ns` of a backend work item not yet started: its batch is
 /// taken, and its cost known, when a VCPU of the driver domain starts it.
 pub(super) const UNSTARTED: u64 = u64::MAX - 1;
-use crate::time::Time;
+
+/// The guest id in the tag of a front end's per-batch work item (an
+/// engine-owned item on a guest VCPU, tagged like a backend's so that no
+/// workload sees it; no domain has this id).
+const FRONT_END: u32 = TAG_MASK;
 
 impl World {
     /// Is `dom` the driver domain (its own I/O goes straight to the devices)?
@@ -37,24 +42,44 @@ impl World {
     /// A request reaches the driver domain: on the guest's ring, and the
     /// event channel wakes the backend unless it is already working.
     fn signal_backend(&mut self, r: IoReq) {
-        let Some(driver) = self.io.driver else {
+        let guest = r.guest;
+        if self.ring_backend(r) {
+            self.wake_backend(guest);
+        }
+    }
+
+    /// Put `r` on its guest's ring for the driver domain's backend; true if
+    /// the backend is idle (something must wake it).
+    fn ring_backend(&mut self, r: IoReq) -> bool {
+        if self.io.driver.is_none() {
             // Validation rejects I/O workloads without a driver domain.
             self.violation(format!(
                 "{} does I/O but the host has no driver domain",
                 self.doms[r.guest.idx()].name
             ));
-            return;
-        };
+            return false;
+        }
         let b = &mut self.io.backends[r.guest.idx()];
         b.pending.push(r);
-        if !b.active {
-            b.active = true;
-            let item = WorkItem {
-                remaining_ns: UNSTARTED,
-                tag: URGENT | BACKEND | r.guest.0,
-            };
-            self.push_irq(driver, r.guest.0, item);
+        !b.active
+    }
+
+    /// Wake the idle backend of `guest`: an urgent work item on the driver
+    /// domain's VCPU its event channel is bound to.
+    fn wake_backend(&mut self, guest: DomId) {
+        let Some(driver) = self.io.driver else {
+            return;
+        };
+        let b = &mut self.io.backends[guest.idx()];
+        if b.active || b.pending.is_empty() {
+            return;
         }
+        b.active = true;
+        let item = WorkItem {
+            remaining_ns: UNSTARTED,
+            tag: URGENT | BACKEND | guest.0,
+        };
+        self.push_irq(driver, guest.0, item);
     }
 
     /// A driver-domain VCPU starts the backend of `guest`: it takes
@@ -65,7 +90,8 @@ impl World {
         let b = &mut self.io.backends[guest.idx()];
         debug_assert!(b.batch.is_empty());
         std::mem::swap(&mut b.pending, &mut b.batch);
-        let cost: u64 = b.batch.iter().map(|r| r.backend_cost(c)).sum();
+        let rng = &mut self.io.cost_rngs[guest.idx()];
+        let cost: u64 = b.batch.iter().map(|r| r.backend_cost(c, rng)).sum();
         if let Some(d) = self.io.driver {
             self.io.stats[d.idx()].backend_batches += 1;
         }
@@ -86,6 +112,7 @@ impl World {
             token,
             completed: false,
             peer: Peer::External,
+            partial: false,
         };
         self.io.stats[dom.idx()].tx_queued_pkts += pkts as u64;
         if self.is_driver(dom) {
@@ -118,6 +145,7 @@ impl World {
             token,
             completed: false,
             peer: Peer::Domain(to),
+            partial: false,
         };
         if self.is_driver(dom) {
             self.transmit(r);
@@ -173,20 +201,39 @@ impl World {
             .unwrap_or_else(|| packets(bytes, self.io.nic.mtu))
             .max(1);
         let now = self.now;
+        let r = IoReq {
+            guest: dom,
+            kind: IoKind::NetRx,
+            bytes,
+            pkts,
+            offset: 0,
+            token,
+            completed: false,
+            peer: Peer::External,
+            partial: false,
+        };
+        if self.platform.io.fid.nic_moderated && pkts > 1 {
+            // Each packet reaches the NIC when its own last bit is in.
+            let start = self.io.nic.receive_start(now, bytes, pkts);
+            let mss = (self.io.nic.mtu as u64).saturating_sub(TCPIP_HEADER).max(1);
+            let (mut left, mut sent) = (bytes, 0u64);
+            for i in 1..=pkts {
+                let b = if i == pkts { left } else { left.min(mss) };
+                left -= b;
+                sent += b;
+                let at = start.after(self.io.nic.wire_ns(sent, i));
+                let one = IoReq {
+                    bytes: b,
+                    pkts: 1,
+                    partial: i < pkts,
+                    ..r
+                };
+                self.in_flight(at, InFlight::NicArrive(one));
+            }
+            return;
+        }
         let at = self.io.nic.receive(now, bytes, pkts);
-        self.in_flight(
-            at,
-            InFlight::NicArrive(IoReq {
-                guest: dom,
-                kind: IoKind::NetRx,
-                bytes,
-                pkts,
-                offset: 0,
-                token,
-                completed: false,
-                peer: Peer::External,
-            }),
-        );
+        self.in_flight(at, InFlight::NicArrive(r));
     }
 
     /// `dom` reads or writes `bytes` at `offset` on its disk.
@@ -204,6 +251,7 @@ impl World {
             token,
             completed: false,
             peer: Peer::External,
+            partial: false,
         };
         if self.is_driver(dom) {
             self.disk_submit(r);
@@ -227,6 +275,8 @@ impl World {
         };
         self.io.disk.busy = true;
         let t = self.io.disk.service_ns(&r);
+        let cv = self.platform.io.fid.disk_service_cv;
+        let t = vary_ns(&mut self.io.cost_rngs[r.guest.idx()], t, cv);
         let at = self.now.after(t);
         self.in_flight(at, InFlight::DiskDone(r));
     }
@@ -268,14 +318,14 @@ impl Simulation {
                 self.call_workload(dom, |wl, g, rng| wl.peer_recv(g, rng, token));
             }
             InFlight::NicArrive(r) => {
-                self.w.io.stats[r.guest.idx()].rx_arrived_pkts += r.pkts as u64;
-                if self.w.is_driver(r.guest) {
-                    self.deliver(r);
+                if self.w.platform.io.fid.nic_moderated {
+                    self.nic_hold(r);
                 } else {
-                    self.w.signal_backend(r);
+                    self.nic_interrupt(r);
                     self.dispatch_guest_work();
                 }
             }
+            InFlight::NicIrq => self.nic_irq(),
             InFlight::Deliver(r) => self.deliver(r),
             InFlight::DiskDone(mut r) => {
                 self.w.io.disk.busy = false;
@@ -293,20 +343,108 @@ impl Simulation {
         }
     }
 
+    /// The NIC's receive interrupt announces `r`: to the driver domain's own
+    /// stack, or to the backend of the guest it is for.
+    fn nic_interrupt(&mut self, r: IoReq) {
+        self.w.io.stats[r.guest.idx()].rx_arrived_pkts += r.pkts as u64;
+        if self.w.is_driver(r.guest) {
+            self.deliver(r);
+        } else {
+            self.w.signal_backend(r);
+        }
+    }
+
+    /// Moderated interrupts (e1000's interrupt throttling, with NAPI
+    /// polling). A packet is in the receive ring as soon as it arrives: a
+    /// backend pass that is running or queued takes it with the rest (the
+    /// driver polls the ring while it has work, with its interrupt off).
+    /// Only a packet for an idle backend needs an interrupt: at once if the
+    /// last one is at least the moderation interval old, otherwise when it
+    /// is; that interrupt wakes every backend with packets waiting.
+    fn nic_hold(&mut self, r: IoReq) {
+        self.w.io.stats[r.guest.idx()].rx_arrived_pkts += r.pkts as u64;
+        if self.w.is_driver(r.guest) {
+            self.w.io.nic_held.push(r);
+        } else {
+            let guest = r.guest;
+            if !self.w.ring_backend(r) {
+                return; // a pass will poll it
+            }
+            if !self.w.io.nic_wake.contains(&guest) {
+                self.w.io.nic_wake.push(guest);
+            }
+        }
+        let io = &mut self.w.io;
+        if io.nic_irq_armed {
+            return;
+        }
+        let interval = self.w.platform.io.fid.nic_irq_interval_ns;
+        let now = self.w.now;
+        let due = io.nic_last_irq.map_or(now, |t| t.after(interval));
+        if due <= now {
+            self.nic_irq();
+        } else {
+            io.nic_irq_armed = true;
+            self.w.in_flight(due, InFlight::NicIrq);
+        }
+    }
+
+    /// The NIC raises its receive interrupt: the driver domain's own packets
+    /// reach its stack, and the idle backends with packets waiting wake.
+    fn nic_irq(&mut self) {
+        let io = &mut self.w.io;
+        io.nic_irq_armed = false;
+        io.nic_last_irq = Some(self.w.now);
+        if let Some(d) = io.driver {
+            io.stats[d.idx()].nic_irqs += 1;
+        }
+        let mut wake = std::mem::take(&mut io.nic_wake);
+        for g in wake.drain(..) {
+            self.w.wake_backend(g);
+        }
+        self.w.io.nic_wake = wake;
+        let mut held = std::mem::take(&mut self.w.io.nic_held);
+        for r in held.drain(..) {
+            self.deliver(r);
+        }
+        self.w.io.nic_held = held;
+        self.dispatch_guest_work();
+    }
+
     /// The backend of `guest` finished its current work item (the batch
     /// overhead, or a pass over the items it took).
     pub(super) fn backend_step(&mut self, guest: DomId) {
+        if guest.0 == FRONT_END {
+            return; // a guest front end's per-batch work: nothing follows it
+        }
         let driver = self.w.io.driver.expect("backends run in a driver domain");
         let b = &mut self.w.io.backends[guest.idx()];
         {
             let batch = std::mem::take(&mut b.batch);
             let events: u64 = batch.iter().map(|r| r.events()).sum();
+            let flips: u64 = batch.iter().map(|r| r.flips()).sum();
             let st = &mut self.w.io.stats[driver.idx()];
             st.backend_events += events;
+            st.flips += flips;
             let gst = &mut self.w.io.stats[guest.idx()];
             gst.io_events += events;
+            gst.flips += flips;
             for r in &batch {
                 gst.io_events_by_kind[r.kind as usize] += r.events();
+            }
+            if batch.iter().any(|r| r.kind == IoKind::NetRx || r.completed) {
+                // The batch notifies the guest: its front end's upcall,
+                // remapping, buffer refill and softirq run first, on the
+                // VCPU its event channel is bound to.
+                gst.frontend_batches += 1;
+                let front_ns = self.w.platform.io.fid.guest_batch_ns;
+                if front_ns > 0 {
+                    let item = WorkItem {
+                        remaining_ns: front_ns,
+                        tag: URGENT | BACKEND | FRONT_END,
+                    };
+                    self.w.push_irq(guest, 0, item);
+                }
             }
             for r in &batch {
                 self.route_from_backend(*r);
@@ -329,7 +467,8 @@ impl Simulation {
         std::mem::swap(&mut b.pending, &mut b.batch);
         let cost: u64 = {
             let c = &self.w.platform.io;
-            b.batch.iter().map(|r| r.backend_cost(c)).sum()
+            let rng = &mut self.w.io.cost_rngs[guest.idx()];
+            b.batch.iter().map(|r| r.backend_cost(c, rng)).sum()
         };
         let item = WorkItem {
             remaining_ns: cost,
@@ -370,6 +509,9 @@ impl Simulation {
                 st.disk_write_bytes += r.bytes;
             }
             IoKind::NetTx => unreachable!("transmissions are not delivered to guests"),
+        }
+        if r.partial {
+            return; // the workload hears of the message with its last packet
         }
         let (kind, token) = (r.kind, r.token);
         if let Peer::Domain(from) = r.peer {

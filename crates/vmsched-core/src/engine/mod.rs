@@ -398,7 +398,8 @@ impl Simulation {
             .iter()
             .position(|d| d.driver)
             .map(|i| DomId(i as u32));
-        let io = IoState::new(doms.len(), driver, &scenario.host.platform.io);
+        let mut io = IoState::new(doms.len(), driver, &scenario.host.platform.io);
+        io.seed_costs(scenario.run.seed, doms.iter().map(|d| d.name.as_str()));
         let switch = switch::SwitchModel::new(
             &scenario.host.platform.switch,
             npcpus,

@@ -17,8 +17,149 @@
 
 use crate::host::IoCosts;
 use crate::ids::DomId;
+use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::rng::{stream_key, Rng};
 use crate::time::Time;
 use std::collections::VecDeque;
+
+/// Profile key: the guest front end's CPU per backend batch delivered to it.
+pub const PROFILE_GUEST_BATCH: ParamSpec = ParamSpec {
+    name: "guest_batch_ns",
+    unit: "ns",
+    kind: ParamKind::Int {
+        min: 0,
+        max: 1_000_000_000,
+    },
+    default: Default::Int(0),
+    scope: ParamScope::Global,
+    doc: "Guest CPU per backend batch delivered to it (upcall, remap multicall, buffer refill, softirq, notify); 0 = off.",
+};
+
+/// Profile key: how received packets raise the NIC's interrupts.
+pub const PROFILE_NIC_RX_IRQ: ParamSpec = ParamSpec {
+    name: "nic_rx_irq",
+    unit: "",
+    kind: ParamKind::Choice(&["per-message", "moderated"]),
+    default: Default::Str("per-message"),
+    scope: ParamScope::Global,
+    doc: "per-message: a message's packets arrive together and raise one interrupt; moderated: each packet arrives on its own, interrupts at most one per nic_irq_interval_us.",
+};
+
+/// Profile key: the NIC's interrupt moderation interval.
+pub const PROFILE_NIC_IRQ_INTERVAL: ParamSpec = ParamSpec {
+    name: "nic_irq_interval_us",
+    unit: "µs",
+    kind: ParamKind::Float {
+        min: 0.0,
+        max: 1_000_000.0,
+    },
+    default: Default::Float(0.0),
+    scope: ParamScope::Global,
+    doc: "With nic_rx_irq = moderated: least time between two receive interrupts (e1000's 1/InterruptThrottleRate); 0 = one interrupt per packet.",
+};
+
+/// Profile key: variability of the per-request application CPU.
+pub const PROFILE_REQUEST_CPU_CV: ParamSpec = ParamSpec {
+    name: "request_cpu_cv",
+    unit: "",
+    kind: ParamKind::Float {
+        min: 0.0,
+        max: 10.0,
+    },
+    default: Default::Float(0.0),
+    scope: ParamScope::Global,
+    doc: "Coefficient of variation of each request's or transaction's application CPU (lognormal, mean kept); 0 = constant.",
+};
+
+/// Profile key: variability of the per-item I/O CPU costs.
+pub const PROFILE_IO_COST_CV: ParamSpec = ParamSpec {
+    name: "io_cost_cv",
+    unit: "",
+    kind: ParamKind::Float {
+        min: 0.0,
+        max: 10.0,
+    },
+    default: Default::Float(0.0),
+    scope: ParamScope::Global,
+    doc: "Coefficient of variation of each packet's and disk request's CPU cost, in the backends and the front ends (lognormal, mean kept); 0 = constant.",
+};
+
+/// Profile key: variability of the disk's service times.
+pub const PROFILE_DISK_SERVICE_CV: ParamSpec = ParamSpec {
+    name: "disk_service_cv",
+    unit: "",
+    kind: ParamKind::Float {
+        min: 0.0,
+        max: 10.0,
+    },
+    default: Default::Float(0.0),
+    scope: ParamScope::Global,
+    doc: "Coefficient of variation of each disk request's service time (lognormal, mean kept); 0 = the deterministic seek/rotation/transfer model.",
+};
+
+/// The I/O path's fidelity settings of a platform profile. Each one's "off"
+/// value (0, `per-message`) gives the model as it was before it existed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IoFidelity {
+    /// Guest CPU per backend batch delivered to the guest (its front end's
+    /// upcall, page remapping, buffer refill, softirq and notification).
+    pub guest_batch_ns: u64,
+    /// Packets arrive one by one and raise moderated interrupts (instead of
+    /// a message's packets arriving, and interrupting, together).
+    pub nic_moderated: bool,
+    /// With `nic_moderated`: least time between two receive interrupts.
+    pub nic_irq_interval_ns: u64,
+    /// Coefficients of variation (0 = constant costs).
+    pub request_cpu_cv: f64,
+    pub io_cost_cv: f64,
+    pub disk_service_cv: f64,
+}
+
+impl IoFidelity {
+    /// From a validated profile.
+    pub fn from_params(p: &Params) -> IoFidelity {
+        IoFidelity {
+            guest_batch_ns: p.int("guest_batch_ns") as u64,
+            nic_moderated: p.str("nic_rx_irq") == "moderated",
+            nic_irq_interval_ns: (p.float("nic_irq_interval_us") * 1e3).round() as u64,
+            request_cpu_cv: p.float("request_cpu_cv"),
+            io_cost_cv: p.float("io_cost_cv"),
+            disk_service_cv: p.float("disk_service_cv"),
+        }
+    }
+}
+
+/// A lognormally distributed duration with mean `mean_ns` and coefficient
+/// of variation `cv`, drawn from `rng`; exactly `mean_ns` (and no draw) when
+/// `cv` is 0, so that constant costs stay bit for bit what they were.
+///
+/// The lognormal is the usual model of service demands that are positive
+/// and right-skewed (a few slow requests, most near the median): with
+/// σ² = ln(1 + cv²) and μ = ln(mean) − σ²/2 its mean is `mean_ns` and its
+/// standard deviation `cv × mean_ns`.
+pub fn vary_ns(rng: &mut Rng, mean_ns: u64, cv: f64) -> u64 {
+    if cv <= 0.0 || mean_ns == 0 {
+        return mean_ns;
+    }
+    let s2 = (1.0 + cv * cv).ln();
+    let z = standard_normal(rng);
+    (mean_ns as f64 * (s2.sqrt() * z - s2 / 2.0).exp()).round() as u64
+}
+
+/// A standard normal draw (Box–Muller, one of the pair: two uniforms per draw).
+fn standard_normal(rng: &mut Rng) -> f64 {
+    let u1 = 1.0 - rng.uniform(); // (0, 1]: ln is finite
+    let u2 = rng.uniform();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// The sum of `n` independent [`vary_ns`] draws (`n` items of one cost).
+pub fn vary_sum_ns(rng: &mut Rng, n: u64, mean_ns: u64, cv: f64) -> u64 {
+    if cv <= 0.0 || mean_ns == 0 {
+        return n * mean_ns;
+    }
+    (0..n).map(|_| vary_ns(rng, mean_ns, cv)).sum()
+}
 
 /// The kinds of I/O item, each with its own per-item cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +227,11 @@ pub struct IoReq {
     pub completed: bool,
     /// Network items: the other end.
     pub peer: Peer,
+    /// A leading packet of a message whose last packet is still to come
+    /// (moderated NIC interrupts deliver packets one by one): counted and
+    /// charged, but the guest's workload hears of the message only with its
+    /// last packet.
+    pub partial: bool,
 }
 
 impl IoReq {
@@ -95,14 +241,27 @@ impl IoReq {
         self.pkts.max(1) as u64
     }
 
-    /// Driver-domain CPU to process it.
+    /// Driver-domain CPU to process it; with `io_cost_cv` > 0 each packet's
+    /// (or the request's) cost is drawn from `rng`.
     #[inline]
-    pub fn backend_cost(&self, c: &IoCosts) -> u64 {
-        match self.kind {
-            IoKind::NetRx => c.net_rx_ns * self.pkts as u64,
-            IoKind::NetTx => c.net_tx_ns * self.pkts as u64,
-            IoKind::DiskRead => c.disk_read_ns,
-            IoKind::DiskWrite => c.disk_write_ns,
+    pub fn backend_cost(&self, c: &IoCosts, rng: &mut Rng) -> u64 {
+        let (n, each) = match self.kind {
+            IoKind::NetRx => (self.pkts as u64, c.net_rx_ns),
+            IoKind::NetTx => (self.pkts as u64, c.net_tx_ns),
+            IoKind::DiskRead => (1, c.disk_read_ns),
+            IoKind::DiskWrite => (1, c.disk_write_ns),
+        };
+        vary_sum_ns(rng, n, each, c.fid.io_cost_cv)
+    }
+
+    /// Page flips this item makes when netback passes it to the guest: one
+    /// per packet received (XenMon's I/O count); 0 for anything else.
+    #[inline]
+    pub fn flips(&self) -> u64 {
+        if self.kind == IoKind::NetRx {
+            self.pkts as u64
+        } else {
+            0
         }
     }
 }
@@ -153,6 +312,15 @@ pub struct IoStats {
     /// As a driver domain: I/O events its backends processed, and batches.
     pub backend_events: u64,
     pub backend_batches: u64,
+    /// Page flips netback made to the domain (packets received through its
+    /// backend); as the driver domain, the flips to every guest.
+    pub flips: u64,
+    /// Backend batches that delivered something to the domain (each an
+    /// event for its front end).
+    pub frontend_batches: u64,
+    /// As the host's NIC: receive interrupts raised for the domain's packets
+    /// (moderated interrupts only; counted on the driver domain).
+    pub nic_irqs: u64,
 }
 
 /// The NIC and the link beyond it: full duplex, each direction serialises
@@ -197,6 +365,15 @@ impl Nic {
         let start = at.max(self.rx_free);
         self.rx_free = start.after(self.wire_ns(bytes, pkts));
         self.rx_free
+    }
+
+    /// A peer sends `bytes` in `pkts` packets at `now`: reserves the link
+    /// and returns when the first bit reaches the host's NIC (packet `i`'s
+    /// last bit is in `wire_ns` of the first `i + 1` packets later).
+    pub fn receive_start(&mut self, now: Time, bytes: u64, pkts: u32) -> Time {
+        let start = now.after(self.latency_ns).max(self.rx_free);
+        self.rx_free = start.after(self.wire_ns(bytes, pkts));
+        start
     }
 
     /// A peer sends at `now`: when the last bit reaches the host's NIC.
@@ -259,6 +436,9 @@ pub enum InFlight {
     DiskDone(IoReq),
     /// A network item reaches the driver domain's own stack (no backend).
     Deliver(IoReq),
+    /// The NIC's moderation timer expires: it raises the receive interrupt
+    /// for the packets it holds.
+    NicIrq,
 }
 
 /// All I/O state of a host.
@@ -280,6 +460,19 @@ pub struct IoState {
     /// Slab of in-flight operations; events carry the slot.
     pub slots: Vec<Option<InFlight>>,
     pub free: Vec<u32>,
+    /// Moderated NIC interrupts: the driver domain's own packets and the
+    /// guests whose idle backends have packets waiting for an interrupt,
+    /// when the last interrupt was raised, and whether the moderation timer
+    /// is armed.
+    pub nic_held: Vec<IoReq>,
+    pub nic_wake: Vec<DomId>,
+    pub nic_last_irq: Option<Time>,
+    pub nic_irq_armed: bool,
+    /// Per domain: the stream that draws its variable I/O costs (its
+    /// backend's, its front end's, its disk requests' service times),
+    /// apart from its workload's stream so that switching variability on
+    /// does not move the workload's own draws.
+    pub cost_rngs: Vec<Rng>,
 }
 
 impl IoState {
@@ -294,7 +487,21 @@ impl IoState {
             outbox: Vec::new(),
             slots: Vec::new(),
             free: Vec::new(),
+            nic_held: Vec::new(),
+            nic_wake: Vec::new(),
+            nic_last_irq: None,
+            nic_irq_armed: false,
+            cost_rngs: (0..ndoms).map(|i| Rng::new(0, i as u64)).collect(),
         }
+    }
+
+    /// Seed each domain's cost stream from the run's seed and the domain's
+    /// name (the key of its workload's stream, suffixed), so that adding a
+    /// domain does not change the others' draws.
+    pub fn seed_costs<'a>(&mut self, seed: u64, names: impl Iterator<Item = &'a str>) {
+        self.cost_rngs = names
+            .map(|n| Rng::new(seed, stream_key(&format!("{n}/io-costs"))))
+            .collect();
     }
 
     /// Keep `op` until its event fires; returns its slot.
@@ -364,6 +571,7 @@ mod tests {
             token: 0,
             completed: false,
             peer: Peer::External,
+            partial: false,
         };
         let first = d.service_ns(&r(1 << 30)); // random: seek + rotation
         let seq = d.service_ns(&r((1 << 30) + (1 << 20)));

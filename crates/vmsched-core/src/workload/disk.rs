@@ -93,14 +93,15 @@ impl DiskRead {
             self.pos = 0;
             self.cached_to = 0;
         }
-        let c = g.io_costs().guest_disk_ns;
         if self.pos + self.block <= self.cached_to {
             // A page-cache hit: a copy to user space.
+            let c = g.io_costs().guest_disk_ns;
             g.push(WorkItem {
                 remaining_ns: (c / 4).max(1),
                 tag: COPY,
             });
         } else {
+            let c = g.disk_cpu_ns(1);
             g.push(WorkItem {
                 remaining_ns: c,
                 tag: ISSUE,
@@ -202,6 +203,13 @@ pub(super) const IOZONE: WorkloadInfo = WorkloadInfo {
             Default::Float(512.0),
             "Largest request when the driver domain itself runs IOzone (Linux max_sectors_kb).",
         ),
+        p(
+            "queue_depth",
+            "",
+            ParamKind::Int { min: 0, max: 1_000_000 },
+            Default::Int(0),
+            "Requests of a record in flight at once; 0 = all of them together (the original model), 1 = one at a time (a synchronous stream of single requests).",
+        ),
     ],
     metrics: &["throughput_kb_s", "records", "requests"],
     check: super::no_check,
@@ -216,7 +224,9 @@ pub(super) const IOZONE: WorkloadInfo = WorkloadInfo {
             file: ((p.float("file_mb") * (KIB * KIB) as f64).round() as u64).max(1),
             max_req: ((p.float("max_request_kb") * KIB as f64).round() as u64).max(1),
             native_req: ((p.float("native_request_kb") * KIB as f64).round() as u64).max(1),
+            queue_depth: p.int("queue_depth") as u32,
             pos: 0,
+            issued_to: 0,
             outstanding: 0,
             bytes: 0,
             records: 0,
@@ -233,9 +243,13 @@ struct Iozone {
     file: u64,
     max_req: u64,
     native_req: u64,
+    /// Requests in flight at once (0: the whole record).
+    queue_depth: u32,
     /// Offset of the current record.
     pos: u64,
-    /// Requests of the current record not yet completed.
+    /// Bytes of the current record issued so far.
+    issued_to: u64,
+    /// Requests of the current record issued and not yet completed.
     outstanding: u32,
     bytes: u64,
     records: u64,
@@ -266,10 +280,25 @@ impl Iozone {
             }
         };
         let nreq = self.record.div_ceil(self.chunk(g));
+        let cpu = g.disk_cpu_ns(nreq);
         g.push(WorkItem {
-            remaining_ns: nreq * g.io_costs().guest_disk_ns,
+            remaining_ns: cpu,
             tag: 0,
         });
+    }
+
+    /// Issue the current record's next requests, up to the queue depth.
+    fn issue(&mut self, g: &mut GuestCtx) {
+        let chunk = self.chunk(g);
+        while self.issued_to < self.record
+            && (self.queue_depth == 0 || self.outstanding < self.queue_depth)
+        {
+            let len = chunk.min(self.record - self.issued_to);
+            g.disk_io(self.write, self.pos + self.issued_to, len, 0);
+            self.outstanding += 1;
+            self.requests += 1;
+            self.issued_to += len;
+        }
     }
 }
 
@@ -284,8 +313,9 @@ impl Workload for Iozone {
         if !self.random {
             self.pos = 0;
             let nreq = self.record.div_ceil(self.chunk(g));
+            let cpu = g.disk_cpu_ns(nreq);
             g.push(WorkItem {
-                remaining_ns: nreq * g.io_costs().guest_disk_ns,
+                remaining_ns: cpu,
                 tag: 0,
             });
         } else {
@@ -294,19 +324,13 @@ impl Workload for Iozone {
     }
 
     fn work_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, _vcpu: u32, _tag: u32) {
-        let chunk = self.chunk(g);
-        let mut off = 0;
-        while off < self.record {
-            let len = chunk.min(self.record - off);
-            g.disk_io(self.write, self.pos + off, len, 0);
-            self.outstanding += 1;
-            self.requests += 1;
-            off += len;
-        }
+        self.issued_to = 0;
+        self.issue(g);
     }
 
     fn io_done(&mut self, g: &mut GuestCtx, rng: &mut Rng, _kind: IoKind, _token: u64) {
         self.outstanding -= 1;
+        self.issue(g);
         if self.outstanding > 0 {
             return;
         }

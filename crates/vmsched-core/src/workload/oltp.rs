@@ -77,13 +77,15 @@ struct Oltp {
 }
 
 impl Oltp {
-    fn query_cpu(&self, g: &GuestCtx) -> u64 {
+    /// One query's CPU: an equal share of the transaction's, varying with
+    /// the profile's `request_cpu_cv`.
+    fn query_cpu(&self, g: &mut GuestCtx) -> u64 {
         let txn = if self.txn_cpu_ns > 0 {
             self.txn_cpu_ns
         } else {
             g.io_costs().oltp_txn_ns
         };
-        (txn / self.queries as u64).max(1)
+        g.request_cpu_ns((txn / self.queries as u64).max(1)).max(1)
     }
 
     fn run_query(&mut self, g: &mut GuestCtx, t: usize) {
@@ -133,7 +135,6 @@ impl Workload for Oltp {
 
     fn io_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, kind: IoKind, token: u64) {
         let t = token as usize;
-        let front_end = g.io_costs().guest_disk_ns;
         match kind {
             IoKind::DiskWrite => {
                 // Committed.
@@ -150,7 +151,7 @@ impl Workload for Oltp {
                     self.log_pos += PAGE;
                     g.disk_io(true, off, PAGE, token);
                 } else {
-                    let cpu = self.query_cpu(g) + front_end;
+                    let cpu = self.query_cpu(g) + g.disk_cpu_ns(1);
                     g.push(WorkItem {
                         remaining_ns: cpu,
                         tag: t as u32,

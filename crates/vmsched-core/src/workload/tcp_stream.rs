@@ -16,6 +16,12 @@
 //! `direction = "receive"`: the remote host sends as fast as the window
 //! allows; the guest processes each message in interrupt context and then
 //! sends the ACKs. Throughput is payload acknowledged per second.
+//!
+//! `granularity = "segment"` tracks the stream as TCP clocks it instead:
+//! units of two full segments, each acknowledged by one delayed ACK that
+//! releases the next unit, so that every ACK is a separate message through
+//! the NIC and the driver domain (the default, `message`, is the original
+//! model's coarser unit).
 
 use super::{rate, GuestCtx, IoKind, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
@@ -60,6 +66,14 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             scope: ParamScope::Workload,
             doc: "Bytes per send call (netperf -m); 0 means the send socket size.",
         },
+        ParamSpec {
+            name: "granularity",
+            unit: "",
+            kind: ParamKind::Choice(&["message", "segment"]),
+            default: Default::Str("message"),
+            scope: ParamScope::Workload,
+            doc: "message: units of a message (at most half the window), their ACKs together; segment: units of two segments, each acknowledged by its own delayed ACK (TCP's ACK clocking).",
+        },
     ],
     metrics: &["throughput_mbit_s", "bytes", "messages"],
     check: super::no_check,
@@ -85,6 +99,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         // clocking), and never less than one full packet.
         let unit = msg.min(window / 2).max(1460);
         Box::new(TcpStream {
+            segments: p.str("granularity") == "segment",
             send,
             msg: unit,
             window: window.max(unit),
@@ -103,6 +118,8 @@ const ACK_RX: u32 = 1;
 const DATA_RX: u32 = 2;
 
 struct TcpStream {
+    /// Units of two segments (set at the start, when the MTU is known).
+    segments: bool,
     send: bool,
     msg: u64,
     window: u64,
@@ -127,7 +144,7 @@ impl TcpStream {
             return;
         }
         self.sending = true;
-        let cost = packets(self.msg, g.mtu()) as u64 * g.io_costs().guest_pkt_ns;
+        let cost = g.pkt_cpu_ns(packets(self.msg, g.mtu()) as u64);
         g.push(WorkItem {
             remaining_ns: cost,
             tag: SEND,
@@ -157,6 +174,13 @@ impl Workload for TcpStream {
     }
 
     fn start(&mut self, g: &mut GuestCtx, _rng: &mut Rng) {
+        if self.segments {
+            // Two full segments per delayed ACK, never more than the window.
+            let mss = (g.mtu() as u64)
+                .saturating_sub(crate::io::TCPIP_HEADER)
+                .max(1);
+            self.msg = (2 * mss).min(self.window);
+        }
         if self.send {
             self.try_send(g);
         } else {
@@ -184,20 +208,21 @@ impl Workload for TcpStream {
 
     fn io_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, kind: IoKind, _token: u64) {
         debug_assert_eq!(kind, IoKind::NetRx);
-        let c = g.io_costs().guest_pkt_ns;
         if self.send {
             // ACKs from the remote host open the window.
             let pkts = self.ack_pkts(g.mtu()) as u64;
+            let cpu = g.pkt_cpu_ns(pkts);
             g.push_urgent(WorkItem {
-                remaining_ns: pkts * c,
+                remaining_ns: cpu,
                 tag: ACK_RX,
             });
             self.acked(g.now());
             self.try_send(g);
         } else {
             let pkts = packets(self.msg, g.mtu()) as u64;
+            let cpu = g.pkt_cpu_ns(pkts);
             g.push_urgent(WorkItem {
-                remaining_ns: pkts * c,
+                remaining_ns: cpu,
                 tag: DATA_RX,
             });
         }

@@ -1,12 +1,29 @@
 //! `web-server`: a web server serving fixed-size files to httperf-style clients.
 //!
 //! Clients are remote peers beyond the NIC. Each request is one short
-//! connection (as httperf opens by default): the request's packets (SYN,
-//! the handshake ACK, the GET, and the client's delayed ACKs of the reply,
-//! one per two data packets) arrive together; the guest processes them and
-//! the request (CPU: packets × `guest_pkt_ns` plus the server's per-request
-//! work), then sends the reply: the file's data packets plus SYN-ACK and
-//! FIN. The reply is complete when its last packet reaches the client.
+//! connection (HTTP/1.0, httperf's one call per connection). Its packets:
+//! SYN, the handshake ACK, the GET, and the client's delayed ACKs of the
+//! reply (one per two data packets) inbound; SYN-ACK, the file's data
+//! packets and FIN outbound. The guest's CPU is `guest_pkt_ns` per packet
+//! plus the server's per-request work. Two structures
+//! (`exchange`):
+//!
+//! - `grouped` (the original model): the inbound packets arrive together,
+//!   the guest processes them and the request in one item, then sends the
+//!   whole reply.
+//! - `tcp`: the same packets in TCP's rounds, as Linux 2.6.16 exchanges them
+//!   for a short connection: SYN → SYN-ACK; ACK + GET → the first window
+//!   (`initial_window` segments); the client's delayed ACKs of each window
+//!   → the next window, the congestion window growing by one segment per
+//!   ACK (slow start); the last window carries FIN; the client's last ACKs
+//!   carry its FIN and close the connection. Each round is a separate
+//!   message through the NIC and the driver domain, and the guest has
+//!   nothing to do for the connection between rounds: Dom0's executions
+//!   per request come out of the simulation. The handshake, the ACK rounds
+//!   and the close run in the guest's interrupt context (the kernel's TCP);
+//!   the GET round is the server process's work.
+//!
+//! The reply is complete when its last data packet reaches the client.
 //!
 //! Open loop (`rate` > 0): requests arrive at fixed intervals (httperf's
 //! `--rate`) or as a Poisson process. Closed loop (`clients` > 0): each
@@ -78,6 +95,20 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             "Requests the server holds (accepted, not yet replied); beyond it new ones are refused.",
         ),
         p(
+            "exchange",
+            "",
+            ParamKind::Choice(&["grouped", "tcp"]),
+            Default::Str("grouped"),
+            "grouped: a request's packets in one inbound and one outbound message; tcp: in TCP's rounds (handshake, request, data windows under slow start with delayed ACKs, close).",
+        ),
+        p(
+            "initial_window",
+            "segments",
+            ParamKind::Int { min: 1, max: 1000 },
+            Default::Int(3),
+            "exchange = tcp: the server's initial congestion window (Linux 2.6.16: 3 segments of 1460 bytes, RFC 3390).",
+        ),
+        p(
             "request_cpu_us",
             "µs",
             ParamKind::Float { min: 0.0, max: 10_000_000.0 },
@@ -92,6 +123,9 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         "errors",
         "timeouts",
         "response_ms",
+        "connect_ms",
+        "reply_response_ms",
+        "reply_transfer_ms",
     ],
     check,
     io: true,
@@ -106,6 +140,11 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             timeout_ns: (p.float("timeout_ms") * 1e6).round() as u64,
             backlog: p.int("backlog") as usize,
             request_cpu_ns: (p.float("request_cpu_us") * 1e3).round() as u64,
+            tcp: p.str("exchange") == "tcp",
+            initial_window: p.int("initial_window") as u32,
+            connect: LatencyHistogram::default(),
+            reply_response: LatencyHistogram::default(),
+            reply_transfer: LatencyHistogram::default(),
             slots: Vec::new(),
             free: Vec::new(),
             held: 0,
@@ -133,12 +172,43 @@ fn check(p: &Params, path: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// Where a `tcp` connection is: what is in flight or being processed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// The client's SYN, on its way or being answered.
+    Syn,
+    /// The SYN-ACK, on its way to the client.
+    SynAck,
+    /// The client's ACK + GET, on its way or being served.
+    Get,
+    /// A data window, on its way to the client.
+    Data,
+    /// The client's ACKs of a window, on their way or being processed
+    /// (the next window leaves when they are).
+    Acks,
+    /// The client's last ACKs and FIN, on their way or being processed.
+    Fin,
+}
+
 /// A request held by the server (or on its way).
 #[derive(Clone, Copy, Debug)]
 struct Req {
     sent_at: Time,
     /// Closed loop: the client that sent it.
     client: u32,
+    /// `tcp`: the connection's state.
+    phase: Phase,
+    /// `tcp`: data segments sent so far, and in the window in flight.
+    sent_segs: u32,
+    window_segs: u32,
+    /// `tcp`: the congestion window (segments).
+    cwnd: u32,
+    /// `tcp`: when the GET left the client, and when the first data
+    /// reached it.
+    get_at: Time,
+    first_data_at: Time,
+    /// The server accepted it (it counts against the backlog).
+    held: bool,
 }
 
 /// Timer tokens.
@@ -153,9 +223,18 @@ struct WebServer {
     timeout_ns: u64,
     backlog: usize,
     request_cpu_ns: u64,
+    tcp: bool,
+    initial_window: u32,
+    /// `tcp`: connection set-up (SYN sent to SYN-ACK received), response
+    /// (GET sent to first data received) and transfer (first to last data)
+    /// times, as httperf reports them.
+    connect: LatencyHistogram,
+    reply_response: LatencyHistogram,
+    reply_transfer: LatencyHistogram,
     slots: Vec<Option<Req>>,
     free: Vec<u32>,
-    /// Requests the server holds (arrived, reply not yet sent).
+    /// Requests the server holds (arrived, reply not yet sent; `tcp`:
+    /// connection not yet closed).
     held: usize,
     sent: u64,
     completed: u64,
@@ -179,24 +258,41 @@ impl WebServer {
                 (self.slots.len() - 1) as u32
             }
         };
+        let now = g.now();
         self.slots[slot as usize] = Some(Req {
-            sent_at: g.now(),
+            sent_at: now,
             client,
+            phase: Phase::Syn,
+            sent_segs: 0,
+            window_segs: 0,
+            cwnd: self.initial_window,
+            get_at: now,
+            first_data_at: now,
+            held: false,
         });
         self.sent += 1;
-        // SYN, handshake ACK, GET, and the client's ACKs of the reply.
-        let rx_pkts = 3 + self.data_pkts(g.mtu()).div_ceil(2);
-        g.peer_send_packets(300, rx_pkts, slot as u64);
+        if self.tcp {
+            g.peer_send_packets(0, 1, slot as u64);
+        } else {
+            // SYN, handshake ACK, GET, and the client's ACKs of the reply.
+            let rx_pkts = 3 + self.data_pkts(g.mtu()).div_ceil(2);
+            g.peer_send_packets(300, rx_pkts, slot as u64);
+        }
     }
 
-    fn release(&mut self, g: &mut GuestCtx, slot: u32) -> Req {
+    /// The connection of `slot` is over: forget it.
+    fn free_slot(&mut self, slot: u32) -> Req {
         let r = self.slots[slot as usize].take().expect("live request");
         self.free.push(slot);
+        r
+    }
+
+    /// Closed loop: the client of `r` thinks, then sends its next request.
+    fn think(&self, g: &mut GuestCtx, r: &Req) {
         if self.clients > 0 {
             let at = g.now().after(self.think_ns);
             g.arm_timer(at, r.client);
         }
-        r
     }
 
     fn next_arrival(&self, g: &GuestCtx, rng: &mut Rng) -> Time {
@@ -207,6 +303,185 @@ impl WebServer {
             mean
         };
         g.now().after(dt.round().max(1.0) as u64)
+    }
+
+    /// The reply of `r` is complete at the client now: count it.
+    fn reply_done(&mut self, now: Time, r: &Req) {
+        let rt = now.since(r.sent_at);
+        if r.sent_at < self.from {
+            return; // sent during warm-up
+        }
+        if rt > self.timeout_ns {
+            self.timeouts += 1;
+        } else {
+            self.completed += 1;
+            self.response.record(rt);
+            if self.tcp {
+                self.reply_transfer.record(now.since(r.first_data_at));
+            }
+        }
+    }
+
+    fn req(&mut self, slot: u32) -> &mut Req {
+        self.slots[slot as usize].as_mut().expect("live request")
+    }
+
+    /// Data segments of the next window of `slot`'s connection.
+    fn next_window(&self, slot: u32, mtu: u32) -> u32 {
+        let r = self.slots[slot as usize].as_ref().expect("live request");
+        r.cwnd.min(self.data_pkts(mtu) - r.sent_segs)
+    }
+
+    /// The client's ACKs of the window just received: one per two data
+    /// segments over the reply so far (delayed ACKs), so that the reply's
+    /// ACKs total ⌈data / 2⌉ as in `grouped`.
+    fn acks_of_window(r: &Req) -> u32 {
+        r.sent_segs.div_ceil(2) - (r.sent_segs - r.window_segs).div_ceil(2)
+    }
+
+    /// `tcp`: the server sends `slot`'s next window (the last one with FIN).
+    fn send_window(&mut self, g: &mut GuestCtx, slot: u32) {
+        let mtu = g.mtu();
+        let data = self.data_pkts(mtu);
+        let segs = self.next_window(slot, mtu);
+        let mss = (mtu as u64).saturating_sub(crate::io::TCPIP_HEADER).max(1);
+        let r = self.req(slot);
+        let start = r.sent_segs as u64 * mss;
+        r.sent_segs += segs;
+        r.window_segs = segs;
+        r.phase = Phase::Data;
+        let last = r.sent_segs == data;
+        let bytes = (r.sent_segs as u64 * mss).min(self.file_bytes) - start;
+        g.net_send_packets(bytes, segs + u32::from(last), slot as u64);
+    }
+
+    /// `tcp`: the guest received a round of `slot`'s connection.
+    fn tcp_round_in(&mut self, g: &mut GuestCtx, slot: u32) {
+        let mtu = g.mtu();
+        let r = *self.slots[slot as usize].as_ref().expect("live request");
+        match r.phase {
+            Phase::Syn => {
+                if self.held >= self.backlog {
+                    // Refused: the client sees a reset.
+                    self.errors += 1;
+                    let r = self.free_slot(slot);
+                    self.think(g, &r);
+                    return;
+                }
+                self.held += 1;
+                self.req(slot).held = true;
+                // The kernel answers the SYN: 1 packet in, 1 out.
+                let cpu = g.pkt_cpu_ns(2);
+                g.push_urgent(WorkItem {
+                    remaining_ns: cpu,
+                    tag: slot,
+                });
+            }
+            Phase::Get => {
+                // The server process accepts, reads the GET and writes the
+                // reply; the first window leaves from its write.
+                let w = self.next_window(slot, mtu) as u64;
+                let fin = u64::from(r.sent_segs as u64 + w == self.data_pkts(mtu) as u64);
+                let cpu = g.pkt_cpu_ns(2 + w + fin);
+                let work = self.request_work(g);
+                g.push(WorkItem {
+                    remaining_ns: cpu + work,
+                    tag: slot,
+                });
+            }
+            Phase::Acks => {
+                // The ACKs open the window: the kernel sends the next one.
+                let w = self.next_window(slot, mtu) as u64;
+                let fin = u64::from(r.sent_segs as u64 + w == self.data_pkts(mtu) as u64);
+                let acks = Self::acks_of_window(&r) as u64;
+                let cpu = g.pkt_cpu_ns(acks + w + fin);
+                g.push_urgent(WorkItem {
+                    remaining_ns: cpu,
+                    tag: slot,
+                });
+            }
+            Phase::Fin => {
+                let acks = Self::acks_of_window(&r).max(1) as u64;
+                let cpu = g.pkt_cpu_ns(acks);
+                g.push_urgent(WorkItem {
+                    remaining_ns: cpu,
+                    tag: slot,
+                });
+            }
+            Phase::SynAck | Phase::Data => unreachable!("the server is not waiting for the client"),
+        }
+    }
+
+    /// `tcp`: the guest finished processing a round of `slot`'s connection.
+    fn tcp_round_done(&mut self, g: &mut GuestCtx, slot: u32) {
+        let r = *self.slots[slot as usize].as_ref().expect("live request");
+        match r.phase {
+            Phase::Syn => {
+                self.req(slot).phase = Phase::SynAck;
+                g.net_send_packets(0, 1, slot as u64);
+            }
+            Phase::Get | Phase::Acks => {
+                // Slow start: the window grows by one segment per ACK.
+                if r.phase == Phase::Acks {
+                    self.req(slot).cwnd += Self::acks_of_window(&r);
+                }
+                self.send_window(g, slot);
+            }
+            Phase::Fin => {
+                self.held -= 1;
+                self.free_slot(slot);
+            }
+            Phase::SynAck | Phase::Data => unreachable!("no work while the client has the turn"),
+        }
+    }
+
+    /// `tcp`: a message of `slot`'s connection reached the client.
+    fn tcp_client_recv(&mut self, g: &mut GuestCtx, slot: u32) {
+        let now = g.now();
+        let data = self.data_pkts(g.mtu());
+        let r = *self.slots[slot as usize].as_ref().expect("live request");
+        match r.phase {
+            Phase::SynAck => {
+                if r.sent_at >= self.from {
+                    self.connect.record(now.since(r.sent_at));
+                }
+                let r = self.req(slot);
+                r.phase = Phase::Get;
+                r.get_at = now;
+                g.peer_send_packets(300, 2, slot as u64);
+            }
+            Phase::Data => {
+                if r.sent_segs == r.window_segs {
+                    self.req(slot).first_data_at = now;
+                    if r.sent_at >= self.from {
+                        self.reply_response.record(now.since(r.get_at));
+                    }
+                }
+                let acks = Self::acks_of_window(&r);
+                if r.sent_segs == data {
+                    let r = *self.req(slot);
+                    self.reply_done(now, &r);
+                    self.think(g, &r);
+                    // Its last ACKs carry the client's FIN (alone if the
+                    // last window needs no ACK of its own).
+                    self.req(slot).phase = Phase::Fin;
+                    g.peer_send_packets(0, acks.max(1), slot as u64);
+                } else {
+                    self.req(slot).phase = Phase::Acks;
+                    g.peer_send_packets(0, acks, slot as u64);
+                }
+            }
+            _ => unreachable!("the client is not waiting for the server"),
+        }
+    }
+
+    fn request_work(&self, g: &mut GuestCtx) -> u64 {
+        let mean = if self.request_cpu_ns > 0 {
+            self.request_cpu_ns
+        } else {
+            g.io_costs().web_request_ns
+        };
+        g.request_cpu_ns(mean)
     }
 }
 
@@ -239,45 +514,46 @@ impl Workload for WebServer {
     fn io_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, kind: IoKind, token: u64) {
         debug_assert_eq!(kind, IoKind::NetRx);
         let slot = token as u32;
+        if self.tcp {
+            self.tcp_round_in(g, slot);
+            return;
+        }
         if self.held >= self.backlog {
             // Refused: the client sees a reset.
             self.errors += 1;
-            self.release(g, slot);
+            let r = self.free_slot(slot);
+            self.think(g, &r);
             return;
         }
         self.held += 1;
-        let c = g.io_costs();
         let data = self.data_pkts(g.mtu()) as u64;
         let pkts = 3 + data.div_ceil(2) + data + 2;
-        let work = if self.request_cpu_ns > 0 {
-            self.request_cpu_ns
-        } else {
-            c.web_request_ns
-        };
+        let cpu = g.pkt_cpu_ns(pkts);
+        let work = self.request_work(g);
         g.push(WorkItem {
-            remaining_ns: pkts * c.guest_pkt_ns + work,
+            remaining_ns: cpu + work,
             tag: slot,
         });
     }
 
     fn work_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, _vcpu: u32, tag: u32) {
+        if self.tcp {
+            self.tcp_round_done(g, tag);
+            return;
+        }
         self.held -= 1;
         let pkts = self.data_pkts(g.mtu()) + 2;
         g.net_send_packets(self.file_bytes, pkts, tag as u64);
     }
 
     fn peer_recv(&mut self, g: &mut GuestCtx, _rng: &mut Rng, token: u64) {
-        let r = self.release(g, token as u32);
-        let rt = g.now().since(r.sent_at);
-        if r.sent_at < self.from {
-            return; // sent during warm-up
+        if self.tcp {
+            self.tcp_client_recv(g, token as u32);
+            return;
         }
-        if rt > self.timeout_ns {
-            self.timeouts += 1;
-        } else {
-            self.completed += 1;
-            self.response.record(rt);
-        }
+        let r = self.free_slot(token as u32);
+        self.think(g, &r);
+        self.reply_done(g.now(), &r);
     }
 
     fn reset_metrics(&mut self, now: Time) {
@@ -287,6 +563,9 @@ impl Workload for WebServer {
         self.errors = 0;
         self.timeouts = 0;
         self.response.clear();
+        self.connect.clear();
+        self.reply_response.clear();
+        self.reply_transfer.clear();
     }
 
     fn metrics(&self, now: Time) -> Map<String, Json> {
@@ -303,6 +582,11 @@ impl Workload for WebServer {
         m.insert("errors".into(), self.errors.into());
         m.insert("timeouts".into(), self.timeouts.into());
         m.insert("response_ms".into(), latency_ms(&self.response));
+        if self.tcp {
+            m.insert("connect_ms".into(), latency_ms(&self.connect));
+            m.insert("reply_response_ms".into(), latency_ms(&self.reply_response));
+            m.insert("reply_transfer_ms".into(), latency_ms(&self.reply_transfer));
+        }
         m
     }
 }
