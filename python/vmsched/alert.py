@@ -93,6 +93,8 @@ def window_phase_s(seed: int, target_pct: float, sample_ms: float) -> float:
 
     rng = random.Random(f"alert-window-phase/{seed}/{target_pct!r}")
     return round(rng.random() * sample_ms / 1000.0, 6)
+
+
 #: Error bands reported as "fraction of samples within ±x %".
 WITHIN_PCT: tuple[int, ...] = (1, 2, 5, 10)
 #: What Dom0 runs in the single-PCPU variant (see docs/alert.md, "Dom0").

@@ -71,9 +71,20 @@ DEFAULT_CTX_ALLOW_MS = 5
 DEFAULT_PERIOD_MS = 10
 
 #: httperf fetching one 10 KB file per request ("fixed size (10 KB) files").
-WEB = {"kind": "web-server", "file_kb": 10, "rate": 2000, "clients": 0}
+#: httperf's one call per connection (HTTP/1.0): each request a TCP exchange in rounds
+#: (handshake, request, data windows under slow start with delayed ACKs, close), Linux
+#: 2.6.16's initial window of 3 segments.
+WEB = {
+    "kind": "web-server",
+    "file_kb": 10,
+    "rate": 2000,
+    "clients": 0,
+    "exchange": "tcp",
+    "initial_window": 3,
+}
 #: iperf: a TCP stream from a remote host into the guest (the paper gives no direction).
-IPERF = {"kind": "tcp-stream", "direction": "receive"}
+#: iperf's TCP stream, ACK-clocked: two-segment units, each acknowledged by a delayed ACK.
+IPERF = {"kind": "tcp-stream", "direction": "receive", "granularity": "segment"}
 #: dd "reading 1000 1-KB blocks", repeated for the whole run.
 DISK = {"kind": "disk-read", "block_kb": 1, "blocks": 0}
 WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
@@ -119,6 +130,11 @@ COMMON_DECISIONS = (
     "loop never lets the guest block: Dom0 is then always behind in virtual time and preempts "
     "at once whatever BVT's C, and under SEDF NWC the guest empties its 32 requests early in "
     "its period (Dom1 at 12 % and 1.2 % at P = 100 and 1 000 ms against Table 1's 50 %).",
+    'Each request is a TCP exchange (`exchange = "tcp"`): httperf makes one HTTP/1.0 call '
+    "per connection, so a request is a handshake, the GET, the 10 KB reply in windows under "
+    "slow start (Linux 2.6.16's initial window of 3 segments) with delayed ACKs, and the "
+    "close, each round a separate trip through Dom0; iperf's stream is ACK-clocked "
+    '(`granularity = "segment"`).',
     "Each domain has one VCPU in the single-CPU runs (the paper does not say; one PCPU).",
     "Every configuration runs with several seeds (3, 2 with `--quick`): every number is the "
     "mean over them with its 95 % interval; the warm-up is left out of every number.",

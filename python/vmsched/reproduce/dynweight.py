@@ -58,8 +58,19 @@ PERIOD_MS = 10
 #: NWC: "The cap is set to 50 for the guest domain"; Dom0 is uncapped.
 GUEST_CAP_PCT = 50
 
-WEB = {"kind": "web-server", "file_kb": 10, "rate": 2000, "clients": 0}
-IPERF = {"kind": "tcp-stream", "direction": "receive"}
+#: httperf's one call per connection (HTTP/1.0): each request a TCP exchange in rounds
+#: (handshake, request, data windows under slow start with delayed ACKs, close), Linux
+#: 2.6.16's initial window of 3 segments.
+WEB = {
+    "kind": "web-server",
+    "file_kb": 10,
+    "rate": 2000,
+    "clients": 0,
+    "exchange": "tcp",
+    "initial_window": 3,
+}
+#: iperf's TCP stream, ACK-clocked: two-segment units, each acknowledged by a delayed ACK.
+IPERF = {"kind": "tcp-stream", "direction": "receive", "granularity": "segment"}
 DISK = {"kind": "disk-read", "block_kb": 1, "blocks": 0}
 WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
 THROUGHPUT = {"web": "throughput_req_s", "iperf": "throughput_mbit_s", "disk": "throughput_mb_s"}
@@ -310,7 +321,8 @@ DOM0_RATIO = Experiment(
         "SEDF reservation still follows the ratio (66.7 % at 0.5, 50 % at 1, 25 % at 3).",
         "Web server: an httperf-like open loop at 2 000 req/s, above anything the tables "
         "report (886 req/s), so the reply rate is the maximum the host sustains, as in the "
-        "Cherkasova reproductions (httperf is open loop; the chapter gives no rate); "
+        "Cherkasova reproductions (httperf is open loop; the chapter gives no rate), each "
+        "request a TCP exchange in rounds and the iperf stream ACK-clocked, as there; "
         "iperf: a stream from the remote host into the guest; dd: 1-KB blocks for the whole "
         "run. The disk throughput is converted to dd's MB/s (10^6 bytes).",
         "Every configuration runs with several seeds (3, 2 with `--quick`); every number is "
