@@ -847,7 +847,7 @@ impl Credit {
         cpu
     }
 
-    /// Where Xen before 4.1 put a new VCPU (no scheduler placement at insert):
+    /// Where Xen before 4.8 put a new VCPU (no scheduler placement at insert):
     /// VCPU 0 of a domain on the least-populated PCPU, the highest-numbered
     /// one on a tie (`default_vcpu0_location`); VCPU i on the PCPU after VCPU
     /// i-1's. Both within hard affinity. VCPUs are inserted in id order, so
@@ -1378,7 +1378,10 @@ impl Scheduler for Credit {
     }
 
     fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
-        let p = if self.b.old_pick {
+        let p = if self.version < Version::new(4, 8) {
+            // `vcpu_initialise` at `default_vcpu0_location` (domctl.c), and
+            // no placement by the scheduler, until `d5438accce` and
+            // `9f358ddd69` (15 Jul 2016, in 4.8).
             Self::initial_cpu_old(ctx, v)
         } else {
             self.pick_cpu(ctx, v)
