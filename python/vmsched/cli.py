@@ -126,11 +126,11 @@ def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) 
 
 def _io_table(doms: list[dict[str, Any]]) -> Table | None:
     """XenMon's and xentop's I/O view of each domain, if the run did any I/O."""
-    if not any(d.get("xenmon", {}).get("io_count") for d in doms):
+    if not any(d.get("xenmon", {}).get("io_events") for d in doms):
         return None
     table = Table(show_edge=False, header_style="bold", title="I/O (XenMon, xentop)")
     table.add_column("domain", no_wrap=True)
-    for col in ("exec/s", "I/O per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
+    for col in ("exec/s", "flips per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
         table.add_column(col, justify="right")
     for d in doms:
         xm, xt = d["xenmon"], d["xentop"]

@@ -282,7 +282,7 @@ role = "db"
         .unwrap();
     assert!(q > 0);
     // Each host's Dom0 carried the queries and results.
-    let d0 = host_domain(&s, "data", "dom0")["xenmon"]["io_count"]
+    let d0 = host_domain(&s, "data", "dom0")["xenmon"]["io_events"]
         .as_u64()
         .unwrap();
     assert!(d0 >= 2 * q, "{d0} Dom0 events for {q} queries");
@@ -581,7 +581,7 @@ fn lu_like_small_messages_cost_dom0_an_event_each_way() {
         let w = &host_domain(&s, h, "sp")["workload"];
         assert_eq!(w["iterations_done"], 200);
         // One packet out and one in per iteration, each one Dom0 event.
-        let io = host_domain(&s, h, "dom0")["xenmon"]["io_count"]
+        let io = host_domain(&s, h, "dom0")["xenmon"]["io_events"]
             .as_u64()
             .unwrap();
         assert_eq!(io, 2 * 200, "{h}");

@@ -234,3 +234,53 @@ queue_depth = {qd}
     let size = |s: &Json| wl(s, "dom1", "throughput_kb_s") / wl(s, "dom1", "requests");
     assert!(size(&one) > 0.0 && size(&all) > 0.0);
 }
+
+#[test]
+fn xenmon_counts_page_flips_to_guests_and_all_of_them_for_dom0() {
+    // A web guest and a disk guest: only received packets are flipped.
+    let toml = r#"
+[host]
+pcpus = 1
+profile = "cherkasova2007"
+[scheduler]
+name = "credit"
+[run]
+duration_s = 2
+warmup_s = 0.5
+[[domain]]
+name = "dom0"
+[domain.workload]
+kind = "idle"
+[[domain]]
+name = "web"
+[domain.workload]
+kind = "web-server"
+rate = 200
+[[domain]]
+name = "dd"
+[domain.workload]
+kind = "disk-read"
+blocks = 0
+"#;
+    let s = run_checked(toml, 50);
+    let count = |d: &str, k: &str| domain(&s, d)["xenmon"][k].as_u64().unwrap();
+    let requests = wl(&s, "web", "completed") as u64;
+    // 7 packets in per request (10 KiB file), a few in flight at the edges.
+    let flips = count("web", "io_count");
+    assert!(
+        flips.abs_diff(7 * requests) <= 7 * 4,
+        "{flips} flips, {requests} requests"
+    );
+    assert_eq!(
+        count("dd", "io_count"),
+        0,
+        "disk requests are not page flips"
+    );
+    assert!(count("dd", "io_events") > 0);
+    // Dom0's count is every flip; its events include the sent packets too.
+    assert_eq!(count("dom0", "io_count"), flips);
+    assert!(count("dom0", "io_events") > count("web", "io_events") - 1);
+    let per_exec = xenmon(&s, "dom0", "io_per_exec");
+    let execs = xenmon(&s, "dom0", "exec_per_s") * 1.5;
+    assert!((per_exec * execs - flips as f64).abs() <= 0.01 * flips as f64);
+}

@@ -578,7 +578,7 @@ fn domains_talk_through_the_driver_domains_bridge() {
     );
     let d0 = domain(&s, "dom0");
     // Dom0 handled both directions of every message: 4 backend passes.
-    let ev = d0["xenmon"]["io_count"].as_f64().unwrap();
+    let ev = d0["xenmon"]["io_events"].as_f64().unwrap();
     assert!(
         (ev - 4.0 * echoed as f64).abs() <= 4.0,
         "{ev} events for {echoed}"

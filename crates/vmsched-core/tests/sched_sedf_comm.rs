@@ -189,7 +189,7 @@ fn with_every_preference_off_it_is_sedf() {
         assert_eq!(counter(&comm, "comm_preferred"), 0, "{what}");
         // The scenario does exercise the I/O path.
         assert!(
-            domain(&sedf, "dom0")["xenmon"]["io_count"]
+            domain(&sedf, "dom0")["xenmon"]["io_events"]
                 .as_u64()
                 .unwrap()
                 > 1000,
@@ -452,7 +452,7 @@ fn io_accounting_bounds_an_io_heavy_domain_by_its_reservation() {
                     .unwrap()
             };
             let own = running_ns(&sim, "io");
-            let events = domain(&s, "io")["xenmon"]["io_count"].as_u64().unwrap();
+            let events = domain(&s, "io")["xenmon"]["io_events"].as_u64().unwrap();
             // cherkasova2007: 18 µs per packet, received or sent.
             let for_it = events * 18_000;
             let reserved_own = own - field("extra");

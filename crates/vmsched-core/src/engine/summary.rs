@@ -67,7 +67,11 @@ impl Simulation {
                 .map(|vi| self.w.vcpus[vi as usize].context_switches)
                 .sum();
             let io = &self.w.io.stats[d];
-            let io_count = if dom.driver {
+            // XenMon's I/O count is page flips: netback's flips to a guest,
+            // and for the driver domain all of them (`IoStats::flips`).
+            let io_count = io.flips;
+            // Packets and disk request passes handled (the backends' work).
+            let io_events = if dom.driver {
                 io.backend_events + io.io_events
             } else {
                 io.io_events
@@ -86,6 +90,8 @@ impl Simulation {
                 "exec_per_s": per_s(execs),
                 "io_count": io_count,
                 "io_per_exec": if execs > 0 { io_count as f64 / execs as f64 } else { 0.0 },
+                "io_events": io_events,
+                "io_events_per_exec": if execs > 0 { io_events as f64 / execs as f64 } else { 0.0 },
                 "backend_batches": io.backend_batches,
             });
             let xentop = json!({

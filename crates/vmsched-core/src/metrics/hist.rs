@@ -1,10 +1,118 @@
-//! A compact log-linear histogram of latencies (ns), for percentiles.
+//! Histograms of latencies (ns), for percentiles.
 //!
-//! Values below 1024 ns fall in 8 linear buckets of 128 ns; above, each power
-//! of two is split in 8 equal sub-buckets, so a reported percentile is within
-//! 1/16 (6.25 %) of the true value. The bucket vector grows only up to the
-//! largest value seen, so a VCPU whose wake-ups are all quick costs a few
-//! hundred bytes. The exact maximum is kept separately.
+//! [`ResponseHistogram`] holds the workloads' response times (requests,
+//! transactions, iterations): an HDR histogram (the `hdrhistogram` crate) with
+//! two significant digits, so a reported percentile is within 1 % of the true
+//! value (0.4 % in practice: the midpoint of a bucket at most 1/128 wide).
+//!
+//! [`LatencyHistogram`] holds each VCPU's wake-up latencies, one per VCPU of
+//! hosts with thousands of them, so it is compact: values below 1024 ns fall
+//! in 8 linear buckets of 128 ns; above, each power of two is split in 8 equal
+//! sub-buckets, so a reported percentile is within 1/16 (6.25 %) of the true
+//! value. The bucket vector grows only up to the largest value seen, so a VCPU
+//! whose wake-ups are all quick costs a few hundred bytes (an HDR histogram
+//! of the same range would cost about 20 KB). The exact maximum is kept
+//! separately.
+
+use hdrhistogram::Histogram;
+
+/// Significant decimal digits of [`ResponseHistogram`]: 2 keeps every bucket
+/// within 1 % of its values.
+const RESPONSE_SIGFIG: u8 = 2;
+
+/// Response-time histogram: percentiles within 1 %, exact count, mean,
+/// minimum and maximum.
+#[derive(Clone, Debug)]
+pub struct ResponseHistogram {
+    h: Histogram<u64>,
+    sum_ns: u128,
+    min_ns: u64,
+    max_ns: u64,
+}
+
+impl Default for ResponseHistogram {
+    fn default() -> Self {
+        ResponseHistogram {
+            // Auto-resizing: it grows with the largest value recorded.
+            h: Histogram::new(RESPONSE_SIGFIG).expect("2 significant digits are valid"),
+            sum_ns: 0,
+            min_ns: 0,
+            max_ns: 0,
+        }
+    }
+}
+
+impl ResponseHistogram {
+    /// Record one latency.
+    pub fn record(&mut self, v_ns: u64) {
+        self.min_ns = if self.h.is_empty() {
+            v_ns
+        } else {
+            self.min_ns.min(v_ns)
+        };
+        if self.h.record(v_ns).is_err() {
+            // Beyond what even a resized histogram tracks (near u64::MAX):
+            // kept in its last bucket; the exact maximum is kept apart.
+            self.h.saturating_record(v_ns);
+        }
+        self.sum_ns += u128::from(v_ns);
+        self.max_ns = self.max_ns.max(v_ns);
+    }
+
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.h.len()
+    }
+
+    /// Largest sample (exact), 0 if none.
+    pub fn max_ns(&self) -> u64 {
+        self.max_ns
+    }
+
+    /// Mean (exact), 0 if none.
+    pub fn mean_ns(&self) -> f64 {
+        if self.h.is_empty() {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.h.len() as f64
+        }
+    }
+
+    /// The `q`-quantile (0 < q <= 1): the middle of the bucket holding it,
+    /// clamped to the exact minimum and maximum. 0 if empty.
+    pub fn quantile_ns(&self, q: f64) -> f64 {
+        if self.h.is_empty() {
+            return 0.0;
+        }
+        let v = self.h.median_equivalent(self.h.value_at_quantile(q));
+        (v as f64).clamp(self.min_ns as f64, self.max_ns as f64)
+    }
+
+    /// Forget everything (used at the end of warm-up).
+    pub fn clear(&mut self) {
+        self.h.reset();
+        self.sum_ns = 0;
+        self.min_ns = 0;
+        self.max_ns = 0;
+    }
+
+    /// Merge another histogram into this one.
+    pub fn merge(&mut self, o: &ResponseHistogram) {
+        if o.h.is_empty() {
+            return;
+        }
+        self.min_ns = if self.h.is_empty() {
+            o.min_ns
+        } else {
+            self.min_ns.min(o.min_ns)
+        };
+        self.h
+            .add(&o.h)
+            .expect("auto-resizing histograms of equal precision merge");
+        self.sum_ns += o.sum_ns;
+        self.max_ns = self.max_ns.max(o.max_ns);
+    }
+}
 
 const SUB_BITS: u32 = 3;
 const SUB: u64 = 1 << SUB_BITS; // sub-buckets per octave
@@ -138,6 +246,67 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The exact `q`-quantile of sorted samples (the smallest value with at
+    /// least `q` of the samples at or below it).
+    fn exact(sorted: &[u64], q: f64) -> f64 {
+        let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+        sorted[rank - 1] as f64
+    }
+
+    #[test]
+    fn response_percentiles_of_known_distributions_are_within_one_percent() {
+        // Exponential (mean 1 ms) and lognormal (median 5 ms, σ = 1) samples
+        // from a seeded stream: every reported percentile within 1 % of the
+        // exact one, the mean and the maximum exact.
+        let mut rng = crate::rng::Rng::new(11, 5);
+        let exp: Vec<u64> = (0..200_000)
+            .map(|_| rng.exponential(1e6).round() as u64)
+            .collect();
+        let logn: Vec<u64> = (0..200_000)
+            .map(|_| crate::io::vary_ns(&mut rng, 5_000_000, 1.3))
+            .collect();
+        for samples in [exp, logn] {
+            let mut h = ResponseHistogram::default();
+            for &v in &samples {
+                h.record(v);
+            }
+            let mut sorted = samples.clone();
+            sorted.sort_unstable();
+            for q in [0.01, 0.1, 0.5, 0.9, 0.95, 0.99, 0.999] {
+                let (got, want) = (h.quantile_ns(q), exact(&sorted, q));
+                assert!(
+                    (got - want).abs() <= 0.01 * want,
+                    "q{q}: {got} vs exact {want}"
+                );
+            }
+            let mean = samples.iter().map(|&v| v as f64).sum::<f64>() / samples.len() as f64;
+            assert!((h.mean_ns() - mean).abs() < 1e-6 * mean);
+            assert_eq!(h.max_ns(), *sorted.last().unwrap());
+            assert_eq!(h.count(), samples.len() as u64);
+        }
+    }
+
+    #[test]
+    fn response_histograms_merge_and_clear() {
+        let (mut a, mut b) = (ResponseHistogram::default(), ResponseHistogram::default());
+        for v in 1..=1000u64 {
+            a.record(v * 1000);
+            b.record(v * 1000 + 500_000_000);
+        }
+        a.merge(&b);
+        assert_eq!(a.count(), 2000);
+        assert_eq!(a.max_ns(), 500_000_000 + 1_000_000);
+        let p25 = a.quantile_ns(0.25);
+        assert!((p25 - 500_000.0).abs() <= 5_000.0, "{p25}");
+        a.clear();
+        assert_eq!((a.count(), a.quantile_ns(0.5), a.max_ns()), (0, 0.0, 0));
+        let mut same = ResponseHistogram::default();
+        for _ in 0..10 {
+            same.record(4321);
+        }
+        assert_eq!(same.quantile_ns(0.99), 4321.0, "clamped to the exact range");
+    }
 
     #[test]
     fn buckets_cover_values() {

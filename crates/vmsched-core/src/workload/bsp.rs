@@ -25,7 +25,7 @@ use super::{latency_ms, GuestCtx, PeerRef, Rng, Workload, WorkloadInfo};
 use crate::domain::{WorkItem, TAG_MASK};
 use crate::error::ScenarioError;
 use crate::io::{packets, Endpoint};
-use crate::metrics::LatencyHistogram;
+use crate::metrics::ResponseHistogram;
 use crate::params::{Default, ParamKind, Params};
 use crate::time::{secs_f64, Time, NS_PER_S};
 use serde_json::{json, Map, Value as Json};
@@ -94,7 +94,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             iter_start: Time::ZERO,
             wait_since: None,
             wait_ns: 0,
-            iteration: LatencyHistogram::default(),
+            iteration: ResponseHistogram::default(),
         })
     },
 };
@@ -147,7 +147,7 @@ struct Bsp {
     wait_since: Option<Time>,
     wait_ns: u64,
     /// Duration of each completed iteration.
-    iteration: LatencyHistogram,
+    iteration: ResponseHistogram,
 }
 
 impl Bsp {

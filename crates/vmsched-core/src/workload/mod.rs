@@ -333,7 +333,7 @@ pub(crate) const fn wparam(
 }
 
 /// Percentiles of a latency histogram in milliseconds, for metrics.
-pub(crate) fn latency_ms(h: &crate::metrics::LatencyHistogram) -> Json {
+pub(crate) fn latency_ms(h: &crate::metrics::ResponseHistogram) -> Json {
     let ms = |ns: f64| (ns / 1e6 * 1000.0).round() / 1000.0;
     serde_json::json!({
         "p50": ms(h.quantile_ns(0.50)),

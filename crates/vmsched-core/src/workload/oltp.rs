@@ -10,7 +10,7 @@
 use super::wparam as p;
 use super::{latency_ms, rate, GuestCtx, IoKind, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
-use crate::metrics::LatencyHistogram;
+use crate::metrics::ResponseHistogram;
 use crate::params::{Default, ParamKind, Params};
 use crate::time::Time;
 use serde_json::{Map, Value as Json};
@@ -49,7 +49,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             log_pos: 0,
             txns: 0,
             reads: 0,
-            latency: LatencyHistogram::default(),
+            latency: ResponseHistogram::default(),
             from: Time::ZERO,
         })
     },
@@ -72,7 +72,7 @@ struct Oltp {
     log_pos: u64,
     txns: u64,
     reads: u64,
-    latency: LatencyHistogram,
+    latency: ResponseHistogram,
     from: Time,
 }
 

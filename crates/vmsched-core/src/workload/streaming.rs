@@ -20,7 +20,7 @@ use super::wparam as p;
 use super::{latency_ms, rate, GuestCtx, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
 use crate::io::packets;
-use crate::metrics::LatencyHistogram;
+use crate::metrics::ResponseHistogram;
 use crate::params::{Default, ParamKind, Params};
 use crate::time::{secs_f64, Time, NS_PER_S};
 use serde_json::{Map, Value as Json};
@@ -97,7 +97,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             chunk_cpu_ns: secs_f64(p.float("chunk_cpu_us") / 1e6),
             slo: p.int("slo_discontinuities") as u64,
             clients: vec![Client::default(); clients],
-            transmit: LatencyHistogram::default(),
+            transmit: ResponseHistogram::default(),
             chunks: 0,
             bytes: 0,
             from: Time::ZERO,
@@ -144,7 +144,7 @@ struct Streaming {
     slo: u64,
     clients: Vec<Client>,
     /// From a unit falling due to its last byte reaching the client.
-    transmit: LatencyHistogram,
+    transmit: ResponseHistogram,
     chunks: u64,
     bytes: u64,
     from: Time,
@@ -372,7 +372,7 @@ mod tests {
             chunk_cpu_ns: 0,
             slo: 1,
             clients: vec![Client::default(); 4],
-            transmit: LatencyHistogram::default(),
+            transmit: ResponseHistogram::default(),
             chunks: 0,
             bytes: 0,
             from: Time::ZERO,

@@ -31,7 +31,7 @@ use super::{latency_ms, rate, GuestCtx, IoKind, PeerRef, Rng, Workload, Workload
 use crate::domain::WorkItem;
 use crate::error::ScenarioError;
 use crate::io::{packets, Endpoint};
-use crate::metrics::LatencyHistogram;
+use crate::metrics::ResponseHistogram;
 use crate::params::{join_path, Default, ParamKind, ParamSpec, Params};
 use crate::time::{secs_f64, Time};
 use serde_json::{json, Map, Value as Json};
@@ -317,7 +317,7 @@ fn make(p: &Params) -> Box<dyn Workload> {
         query_bytes: p.int("query_bytes") as u64,
         reqs: vec![Req::default(); clients],
         completed: vec![0; n],
-        response: (0..n).map(|_| LatencyHistogram::default()).collect(),
+        response: (0..n).map(|_| ResponseHistogram::default()).collect(),
         from: Time::ZERO,
     })
 }
@@ -367,7 +367,7 @@ struct Front {
     reqs: Vec<Req>,
     /// Per class: completed requests and their response times.
     completed: Vec<u64>,
-    response: Vec<LatencyHistogram>,
+    response: Vec<ResponseHistogram>,
     from: Time,
 }
 
@@ -500,7 +500,7 @@ impl Workload for Front {
     fn metrics(&self, now: Time) -> Map<String, Json> {
         let mut m = Map::new();
         let total: u64 = self.completed.iter().sum();
-        let mut all = LatencyHistogram::default();
+        let mut all = ResponseHistogram::default();
         let mut classes = Map::new();
         for (i, c) in self.classes.iter().enumerate() {
             all.merge(&self.response[i]);

@@ -36,7 +36,7 @@ use super::{latency_ms, rate, GuestCtx, IoKind, Rng, Workload, WorkloadInfo};
 use crate::domain::WorkItem;
 use crate::error::ScenarioError;
 use crate::io::packets;
-use crate::metrics::LatencyHistogram;
+use crate::metrics::ResponseHistogram;
 use crate::params::{Default, ParamKind, Params};
 use crate::time::Time;
 use serde_json::{Map, Value as Json};
@@ -142,9 +142,9 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             request_cpu_ns: (p.float("request_cpu_us") * 1e3).round() as u64,
             tcp: p.str("exchange") == "tcp",
             initial_window: p.int("initial_window") as u32,
-            connect: LatencyHistogram::default(),
-            reply_response: LatencyHistogram::default(),
-            reply_transfer: LatencyHistogram::default(),
+            connect: ResponseHistogram::default(),
+            reply_response: ResponseHistogram::default(),
+            reply_transfer: ResponseHistogram::default(),
             slots: Vec::new(),
             free: Vec::new(),
             held: 0,
@@ -152,7 +152,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             completed: 0,
             errors: 0,
             timeouts: 0,
-            response: LatencyHistogram::default(),
+            response: ResponseHistogram::default(),
             from: Time::ZERO,
         })
     },
@@ -228,9 +228,9 @@ struct WebServer {
     /// `tcp`: connection set-up (SYN sent to SYN-ACK received), response
     /// (GET sent to first data received) and transfer (first to last data)
     /// times, as httperf reports them.
-    connect: LatencyHistogram,
-    reply_response: LatencyHistogram,
-    reply_transfer: LatencyHistogram,
+    connect: ResponseHistogram,
+    reply_response: ResponseHistogram,
+    reply_transfer: ResponseHistogram,
     slots: Vec<Option<Req>>,
     free: Vec<u32>,
     /// Requests the server holds (arrived, reply not yet sent; `tcp`:
@@ -240,7 +240,7 @@ struct WebServer {
     completed: u64,
     errors: u64,
     timeouts: u64,
-    response: LatencyHistogram,
+    response: ResponseHistogram,
     from: Time,
 }
 
