@@ -70,6 +70,8 @@ use std::collections::VecDeque;
 
 pub mod dynweight;
 pub mod enhanced;
+#[cfg(test)]
+mod steal_oracle;
 
 /// Priority of a VCPU that woke with credit left (most urgent).
 const PRI_BOOST: i8 = 0;
@@ -395,6 +397,11 @@ pub struct Credit {
     /// PCPUs with `nr_runnable > 1`: the only ones work stealing looks at
     /// (a faster form of Xen's per-peer `nr_runnable` test).
     overloaded: CpuMask,
+    /// PCPUs whose run queue's head is UNDER or BOOST: the only peers a PCPU
+    /// whose best local candidate is OVER can steal from, since a steal scans
+    /// a peer's queue from the head and stops at the first VCPU of priority
+    /// OVER or lower (see [`Credit::load_balance`]).
+    steal_above_over: CpuMask,
     /// One socket, one thread per core: `cpu_pick` cannot prefer one idle
     /// PCPU over another, so its grouping loop is skipped.
     flat: bool,
@@ -439,6 +446,7 @@ impl Credit {
             scratch_units: Vec::new(),
             idlers: CpuMask::empty(),
             overloaded: CpuMask::empty(),
+            steal_above_over: CpuMask::empty(),
             flat: true,
             weight: 0,
             credit: 0,
@@ -550,6 +558,29 @@ impl Credit {
         }
     }
 
+    /// Set `v`'s priority where it may be queued (accounting changes queued
+    /// VCPUs' priorities in place).
+    fn set_queued_pri(&mut self, ctx: &SchedCtx, v: VcpuId, pri: i8) {
+        self.um(v).pri = pri;
+        if self.u(v).on_runq {
+            self.note_head(ctx.processor(v));
+        }
+    }
+
+    /// Keep `p`'s bit of [`Credit::steal_above_over`] after its queue's head
+    /// or the head's priority changed.
+    fn note_head(&mut self, p: PcpuId) {
+        let above = self.pcpus[p.idx()]
+            .runq
+            .front()
+            .is_some_and(|&v| self.units[v.idx()].pri > PRI_OVER);
+        if above {
+            self.steal_above_over.set(p);
+        } else {
+            self.steal_above_over.clear(p);
+        }
+    }
+
     /// Xen's `__runq_insert`: before the first strictly-lower priority; a
     /// yielder goes one further back, behind one lower-priority VCPU.
     fn runq_insert(&mut self, p: PcpuId, v: VcpuId) {
@@ -567,6 +598,7 @@ impl Credit {
         }
         self.pcpus[p.idx()].runq.insert(i, v);
         self.um(v).on_runq = true;
+        self.note_head(p);
     }
 
     fn runq_remove(&mut self, p: PcpuId, v: VcpuId) {
@@ -578,6 +610,7 @@ impl Credit {
         u.on_runq = false;
         // Picking a VCPU off the queue clears its YIELD flag.
         u.yield_ = false;
+        self.note_head(p);
     }
 
     /// Lazy sort: UNDER and BOOST ahead of OVER, order otherwise kept.
@@ -591,6 +624,7 @@ impl Credit {
             q.drain(..).partition(|&v| units[v.idx()].pri >= PRI_UNDER);
         hi.extend(lo);
         *q = hi;
+        self.note_head(p);
     }
 
     /// Charge the running VCPU for the time since `start_time` (4.0+).
@@ -933,8 +967,11 @@ impl Credit {
 
     // ----- work stealing -------------------------------------------------------------
 
-    fn runq_steal(
-        &mut self,
+    /// `csched_runq_steal`'s choice, without taking it: the first VCPU of
+    /// `peer`'s queue, scanned from the head and stopping at the first of
+    /// priority `pri` or lower, that `cpu` may run in this balancing step.
+    fn runq_steal_find(
+        &self,
         ctx: &SchedCtx,
         peer: PcpuId,
         cpu: PcpuId,
@@ -943,7 +980,6 @@ impl Credit {
     ) -> Option<VcpuId> {
         ctx.current(peer)?; // an idle peer will run its own queue
         let now = ctx.now();
-        let mut found = None;
         for &sv in &self.pcpus[peer.idx()].runq {
             let u = &self.units[sv.idx()];
             if u.pri <= pri {
@@ -958,32 +994,58 @@ impl Credit {
             let hot = self.migration_delay_ns > 0
                 && now.since(u.last_sched_time) < self.migration_delay_ns;
             if Self::affinity(ctx, sv, step).test(cpu) && !hot {
-                found = Some(sv);
-                break;
+                return Some(sv);
             }
         }
-        let sv = found?;
+        None
+    }
+
+    /// Move a stolen VCPU `sv` from `peer`'s queue to `cpu`.
+    fn take(&mut self, peer: PcpuId, cpu: PcpuId, sv: VcpuId) {
         self.runq_remove(peer, sv);
         ctx.count_queue_op();
         self.sub_runnable(peer);
         self.add_runnable(cpu);
         self.stat_steals += 1;
-        Some(sv)
     }
 
-    /// `csched_load_balance`: a VCPU of strictly higher priority than
-    /// `snext_pri` stolen from a busy peer, if any.
-    fn load_balance(&mut self, ctx: &SchedCtx, cpu: PcpuId, snext_pri: i8) -> Option<VcpuId> {
+    /// The peers `cpu` may steal from when its best local candidate has
+    /// priority `snext_pri` (OVER or IDLE): busy PCPUs with a queue, and for
+    /// an OVER candidate only those whose queue's head is above OVER. Every
+    /// peer left out would make [`Credit::runq_steal_find`] return nothing
+    /// (it stops at the head), so the first peer that yields a VCPU, in the
+    /// scan order, is the same as when every busy peer is tried, as Xen
+    /// does; skipping the rest at once keeps a decision from costing a scan
+    /// of every PCPU (Xen's own skip is per peer, on `nr_runnable`).
+    fn steal_candidates(&self, cpu: PcpuId, snext_pri: i8) -> CpuMask {
+        let mut workers = self.overloaded.andnot(&self.idlers);
+        if snext_pri >= PRI_OVER {
+            workers = workers.and(&self.steal_above_over);
+        }
+        workers.clear(cpu);
+        workers
+    }
+
+    /// `csched_load_balance`'s choice: the peer and the VCPU of strictly
+    /// higher priority than `snext_pri` it would steal, if any, and the
+    /// balancing node whose `balance_bias` it sets (None before 4.1).
+    /// `workers` gives the peers to try (each node's in turn).
+    fn balance_choice(
+        &self,
+        ctx: &SchedCtx,
+        cpu: PcpuId,
+        snext_pri: i8,
+        workers: &CpuMask,
+    ) -> Option<(PcpuId, VcpuId, Option<usize>)> {
         let topo: &Topology = ctx.topology();
         if self.b.steal_from_neighbour {
-            let mut workers = self.overloaded.andnot(&self.idlers);
-            workers.clear(cpu);
             let mut peer = cpu;
-            while let Some(p) = workers.cycle(peer) {
+            let mut left = *workers;
+            while let Some(p) = left.cycle(peer) {
                 peer = p;
-                workers.clear(peer);
-                if let Some(sv) = self.runq_steal(ctx, peer, cpu, snext_pri, Step::Hard) {
-                    return Some(sv);
+                left.clear(peer);
+                if let Some(sv) = self.runq_steal_find(ctx, peer, cpu, snext_pri, Step::Hard) {
+                    return Some((peer, sv, None));
                 }
             }
             return None;
@@ -995,18 +1057,14 @@ impl Credit {
             let mut peer_node = node;
             loop {
                 let node_cpus = topo.socket_mask(PcpuId(peer_node * per_node));
-                // Peers with fewer than two runnable VCPUs have nothing to
-                // steal; Xen skips them one by one, we skip them all at once.
-                let mut workers = node_cpus.and(&self.overloaded).andnot(&self.idlers);
-                workers.clear(cpu);
-                if let Some(first) = workers.cycle(self.balance_bias[peer_node as usize]) {
+                let in_node = node_cpus.and(workers);
+                if let Some(first) = in_node.cycle(self.balance_bias[peer_node as usize]) {
                     let mut peer = first;
                     loop {
-                        if let Some(sv) = self.runq_steal(ctx, peer, cpu, snext_pri, step) {
-                            self.balance_bias[peer_node as usize] = peer;
-                            return Some(sv);
+                        if let Some(sv) = self.runq_steal_find(ctx, peer, cpu, snext_pri, step) {
+                            return Some((peer, sv, Some(peer_node as usize)));
                         }
-                        peer = workers.cycle(peer).unwrap();
+                        peer = in_node.cycle(peer).unwrap();
                         if peer == first {
                             break;
                         }
@@ -1019,6 +1077,27 @@ impl Credit {
             }
         }
         None
+    }
+
+    /// `csched_load_balance`: a VCPU of strictly higher priority than
+    /// `snext_pri` stolen from a busy peer, if any.
+    fn load_balance(&mut self, ctx: &SchedCtx, cpu: PcpuId, snext_pri: i8) -> Option<VcpuId> {
+        let workers = self.steal_candidates(cpu, snext_pri);
+        let choice = self.balance_choice(ctx, cpu, snext_pri, &workers);
+        #[cfg(test)]
+        {
+            // The oracle: Xen's scan of every busy peer with a queue.
+            let mut all = self.overloaded.andnot(&self.idlers);
+            all.clear(cpu);
+            let scan = self.balance_choice(ctx, cpu, snext_pri, &all);
+            assert_eq!(choice, scan, "steal at {:?} by pcpu {cpu}", ctx.now());
+        }
+        let (peer, sv, node) = choice?;
+        if let Some(n) = node {
+            self.balance_bias[n] = peer;
+        }
+        self.take(peer, cpu, sv);
+        Some(sv)
     }
 
     // ----- the decision (csched_schedule, in three phases) ---------------------------
@@ -1163,7 +1242,7 @@ impl Credit {
     /// `csched_unit_acct`: the running VCPU is caught at a tick.
     fn unit_acct(&mut self, ctx: &mut SchedCtx, p: PcpuId, v: VcpuId) {
         if self.u(v).pri == PRI_BOOST {
-            self.um(v).pri = PRI_UNDER;
+            self.set_queued_pri(ctx, v, PRI_UNDER);
         }
         if self.b.sampled_debit {
             // Tick sampling: whoever runs at the tick pays for the whole tick.
@@ -1251,7 +1330,7 @@ impl Credit {
                 self.um(v).credit += fair_per_unit as i32;
                 let mut c = i64::from(self.u(v).credit);
                 if c < 0 {
-                    self.um(v).pri = PRI_OVER;
+                    self.set_queued_pri(ctx, v, PRI_OVER);
                     if cap != 0 && c < -cap_per_unit && !self.u(v).parked {
                         self.um(v).parked = true;
                         self.stat_parks += 1;
@@ -1262,7 +1341,7 @@ impl Credit {
                         self.um(v).credit = c as i32;
                     }
                 } else {
-                    self.um(v).pri = PRI_UNDER;
+                    self.set_queued_pri(ctx, v, PRI_UNDER);
                     if self.u(v).parked {
                         // Xen unpauses before it clears PARKED, so the wake is
                         // not boosted, except 4.1–4.12, which cleared it first.
