@@ -1001,7 +1001,7 @@ impl Credit {
     }
 
     /// Move a stolen VCPU `sv` from `peer`'s queue to `cpu`.
-    fn take(&mut self, peer: PcpuId, cpu: PcpuId, sv: VcpuId) {
+    fn take(&mut self, ctx: &SchedCtx, peer: PcpuId, cpu: PcpuId, sv: VcpuId) {
         self.runq_remove(peer, sv);
         ctx.count_queue_op();
         self.sub_runnable(peer);
@@ -1096,7 +1096,7 @@ impl Credit {
         if let Some(n) = node {
             self.balance_bias[n] = peer;
         }
-        self.take(peer, cpu, sv);
+        self.take(ctx, peer, cpu, sv);
         Some(sv)
     }
 
