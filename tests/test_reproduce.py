@@ -473,5 +473,5 @@ def test_report_names_the_binding_resource_of_every_configuration(quick_runs, ex
     table_rows = [line for line in rows if line.count("|") == 5]
     assert len(table_rows) >= len(configs)
     resources = {"cap/reservation", "link", "disk", "TCP window", "CPU", "Dom0's share"}
-    resources.add("latency/load")
+    resources |= {"latency/load", "mixed"}
     assert all(line.split("|")[3].strip() in resources for line in table_rows[: len(configs)])

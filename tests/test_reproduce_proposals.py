@@ -246,3 +246,26 @@ def test_held_back_experiments_publish_nothing_and_claim_nothing():
         for e in m.EXPERIMENTS:
             if e.id in held_back:
                 assert not e.published and not e.claims and e.note, e.id
+
+
+#: The counter by which each proposed scheduler shows it acted, in its experiments' reports.
+DECISION_COUNTER = {"sedf-comm": "comm_preferred", "credit-enhanced": "supersedes"}
+
+
+@pytest.mark.parametrize("exp_id", IDS)
+def test_reports_count_the_proposals_decisions(quick_runs, exp_id):
+    rep, out = quick_runs[exp_id]
+    text = (out / "report.md").read_text()
+    ran = {r.scheduler for r in rep.runs} & set(DECISION_COUNTER)
+    if not ran:
+        return
+    assert "## What the proposed schedulers decided" in text
+    section = text.split("## What the proposed schedulers decided", 1)[1].split("\n## ", 1)[0]
+    for sched in ran:
+        assert f"`{DECISION_COUNTER[sched]}`" in section
+        runs = [r for r in rep.runs if r.scheduler == sched]
+        rows = [line for line in section.splitlines() if line.startswith(f"| {sched} |")]
+        assert len(rows) == len(runs), sched
+        # Every row carries a count (a number, not an empty cell) for its scheduler.
+        col = section.splitlines()[4].split("|").index(f" {DECISION_COUNTER[sched]} ")
+        assert all(line.split("|")[col].strip().replace(",", "").isdigit() for line in rows)

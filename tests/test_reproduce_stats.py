@@ -8,6 +8,7 @@ stand-in experiment of test_reproduce.py, run with two and one replications.
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -216,3 +217,55 @@ def test_flat_sweeps_are_found():
     assert got["credit mode=wc"].flat and got["credit mode=wc"].largest_change < 0.02
     assert not got["sedf mode=wc"].flat
     assert got["sedf mode=wc"].metric == "tput"
+
+
+# ----- sensitivity ------------------------------------------------------------------------------
+
+
+def test_every_estimate_is_halved_and_doubled():
+    from vmsched import reproduce
+    from vmsched.reproduce.sensitivity import variants
+
+    names = [v.name for v in variants(reproduce.experiment("cherkasova2007-web-1cpu"))]
+    assert "profile ctx_switch_ns = 4000" in names and "profile ctx_switch_ns = 16000" in names
+    assert "web-server rate x0.5" in names and "web-server rate x2" in names
+    v = next(v for v in variants(reproduce.experiment("thesis2015-oltp")) if v.factor == 2.0)
+    data = {"host": {"profile": "thesis2015"}}
+    v.apply(data)
+    assert data["host"]["profile"]["ctx_switch_ns"] == 6000  # 3 µs doubled
+    assert data["host"]["profile"]["name"] == "thesis2015"
+
+
+def test_sensitivity_table_compares_verdicts_with_the_baseline(tmp_path):
+    from vmsched import reproduce
+    from vmsched.reproduce.sensitivity import sensitivity
+
+    exp = reproduce.experiment("thesis2015-oltp")
+    table = sensitivity([exp], jobs=2)[exp.id]
+    assert not table.missing and table.judged == len(exp.claims)
+    assert {r.factor for r in table.rows} == {0.5, 2.0}
+    for r in table.rows:
+        assert r.judged == table.judged
+        # A flip is exactly a difference in the reproduced count's parts.
+        if not r.flipped:
+            assert r.reproduced == table.baseline_reproduced
+    [rep] = run_experiments([exp], quick=True, jobs=2, progress=False, replications=1)
+    rep.sensitivity = table
+    text = (rep.save(tmp_path) / "report.md").read_text()
+    assert "## Sensitivity to the estimates" in text and "×0.5" in text and "×2" in text
+
+
+def test_reproduce_doc_opens_with_the_scorecard():
+    from conftest import DOCS
+
+    text = (DOCS / "reproduce.md").read_text()
+    head, _, rest = text.partition("<!-- BEGIN SCORECARD -->")
+    card, _, _ = rest.partition("<!-- END SCORECARD -->")
+    assert "\n## " not in head  # nothing but the introduction before it
+    assert "## Scorecard" in card
+    assert re.search(r"\*\*\d+ of \d+ distinct claims reproduced\*\*", card)
+    # One table row per verdict of every registered experiment.
+    from vmsched import reproduce
+
+    n = sum(len(e.claims) for e in reproduce.EXPERIMENTS.values())
+    assert card.count("\n| ") - 1 == n

@@ -54,6 +54,7 @@ from vmsched.reproduce.framework import (
 )
 from vmsched.reproduce.report import files
 from vmsched.reproduce.scorecard import CLAIMS_CSV, SCORECARD_MD, claims_csv, counts, scorecard_md
+from vmsched.reproduce.sensitivity import sensitivity
 
 #: Every experiment, by ID, in the order `--list` shows them.
 EXPERIMENTS: dict[str, Experiment] = {
@@ -166,6 +167,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         ),
     )
     p.add_argument(
+        "--sensitivity",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=(
+            "rerun each experiment's quick grid with every estimated number halved and "
+            "doubled, and report which verdicts hold (default: on for full runs, off with "
+            "--quick)"
+        ),
+    )
+    p.add_argument(
         "--out",
         default=None,
         metavar="DIR",
@@ -263,6 +274,10 @@ def main(args: argparse.Namespace) -> int:
         return 2
     t0 = time.perf_counter()
     reps = run_experiments(exps, quick=args.quick, jobs=n_jobs, progress=True, replications=n_reps)
+    if args.sensitivity if args.sensitivity is not None else not args.quick:
+        tables = sensitivity(exps, jobs=n_jobs, progress=True)
+        for rep in reps:
+            rep.sensitivity = tables.get(rep.experiment.id)
     for rep, out in zip(reps, outs, strict=True):
         rep.save(out)
         _print_verdicts(rep, out)

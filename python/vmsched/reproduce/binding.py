@@ -83,7 +83,20 @@ def _limit_pct(d: Mapping[str, Any]) -> tuple[str, float] | None:
 
 
 def binding(summary: Mapping[str, Any]) -> tuple[str, str]:
-    """(resource, evidence) for one run's summary (see the module's docstring)."""
+    """(resource, evidence) for one run's summary (see the module's docstring); a cluster's
+    is each host's, named by host when they differ."""
+    hosts = summary.get("hosts")
+    if isinstance(hosts, list) and hosts:
+        each = [(str(h.get("name", i)), *_host_binding(h)) for i, h in enumerate(hosts)]
+        kinds = {r for _, r, _ in each}
+        if len(kinds) == 1:
+            name, resource, evidence = each[0]
+            return resource, f"every host; {name}: {evidence}"
+        return "mixed", "; ".join(f"{n}: {r} ({e})" for n, r, e in each)
+    return _host_binding(summary)
+
+
+def _host_binding(summary: Mapping[str, Any]) -> tuple[str, str]:
     host = summary.get("host", {})
     io = host.get("io", {}) or {}
     measured_s = float(summary.get("measured_s") or summary.get("duration_s") or 0) or 1.0

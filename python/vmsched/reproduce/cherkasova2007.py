@@ -63,7 +63,7 @@ CTX_ALLOW_MS = (1, 5, 50)
 #: SEDF periods of Fig. 2 and Table 1.
 PERIODS_MS = (10, 100, 1000)
 #: The Xen release of the testbed, where a scheduler has it (BVT's last is 3.0.0-3.0.2).
-XEN_VERSION = {"bvt": "3.0", "sedf": "3.0.3", "credit": "3.0.3"}
+XEN_VERSION = {"bvt": "3.0.2", "sedf": "3.0.2", "credit": "3.0.3"}
 #: BVT's C and SEDF's period where the paper does not say (Figs 5, 6, 10): Xen's default
 #: context allowance, and the period the paper itself picks for SEDF in ALERT "to match
 #: the CPU allocation time granularity" of Credit.
@@ -71,9 +71,20 @@ DEFAULT_CTX_ALLOW_MS = 5
 DEFAULT_PERIOD_MS = 10
 
 #: httperf fetching one 10 KB file per request ("fixed size (10 KB) files").
-WEB = {"kind": "web-server", "file_kb": 10, "rate": 0, "clients": 32}
+#: httperf's one call per connection (HTTP/1.0): each request a TCP exchange in rounds
+#: (handshake, request, data windows under slow start with delayed ACKs, close), Linux
+#: 2.6.16's initial window of 3 segments.
+WEB = {
+    "kind": "web-server",
+    "file_kb": 10,
+    "rate": 2000,
+    "clients": 0,
+    "exchange": "tcp",
+    "initial_window": 3,
+}
 #: iperf: a TCP stream from a remote host into the guest (the paper gives no direction).
-IPERF = {"kind": "tcp-stream", "direction": "receive"}
+#: iperf's TCP stream, ACK-clocked: two-segment units, each acknowledged by a delayed ACK.
+IPERF = {"kind": "tcp-stream", "direction": "receive", "granularity": "segment"}
 #: dd "reading 1000 1-KB blocks", repeated for the whole run.
 DISK = {"kind": "disk-read", "block_kb": 1, "blocks": 0}
 WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
@@ -103,15 +114,30 @@ COMMON_DECISIONS = (
     "(the paper's Conf 1 gives each domain at most 50 % in NWC), `extratime` on in WC and "
     "off in NWC; BVT `mcuadv` = 40 / ratio for Dom0 and 40 for Dom1 (mcuadv is an "
     "inverse weight). Warp is never enabled (the paper does not say it was).",
-    'Xen release: `xen_version` "3.0.3" for SEDF and Credit (the testbed\'s), "3.0" for BVT '
-    "(vmsched's BVT covers 3.0.0-3.0.2).",
-    "The web server is loaded by closed-loop httperf-like clients (32 concurrent, 10 KB "
-    "files) so that the measured throughput is the maximum the server sustains (the paper "
-    "reports throughput without giving httperf's rate). One exception is known: under SEDF "
-    "NWC with periods of 100 and 1000 ms the guest serves the 32 outstanding requests early "
-    "in its period and then has nothing to do (claims 4 and 17 give the open-loop figures).",
+    "Xen tree: the paper says 3.0.3, but no 3.0.3 release has BVT (removed from the tree on "
+    "23 Aug 2006, before 3.0.3) and Credit entered on 26 May 2006, so the build that ran all "
+    "three schedulers was a xen-unstable of 26 May - 23 Aug 2006; SEDF's short-block rule was "
+    "changed on 17 Jun 2006 and Table 1's NWC rows (Dom1 at exactly 50 % at every period) fit "
+    "only the older rule (a 3.0.3-rule guest that blocks once forfeits its slice). So SEDF "
+    'runs with `xen_version` "3.0.2" (penalty quanta repeated until the lost slice is '
+    'repaid), BVT with "3.0.2" (charging from the run-state entry, so a re-picked VCPU is '
+    'charged again from its first dispatch), Credit with "3.0.3", its '
+    "first release.",
+    "The web server is loaded by an httperf-like open loop (`rate` 2 000 req/s, 10 KB files, "
+    "timeout 5 s): the paper reports the maximum throughput without giving httperf's rate, "
+    "and httperf is an open-loop generator, so the rate is set above anything Table 1 "
+    "reports (934 req/s) and the reply rate measured is what the host sustains. A closed "
+    "loop never lets the guest block: Dom0 is then always behind in virtual time and preempts "
+    "at once whatever BVT's C, and under SEDF NWC the guest empties its 32 requests early in "
+    "its period (Dom1 at 12 % and 1.2 % at P = 100 and 1 000 ms against Table 1's 50 %).",
+    'Each request is a TCP exchange (`exchange = "tcp"`): httperf makes one HTTP/1.0 call '
+    "per connection, so a request is a handshake, the GET, the 10 KB reply in windows under "
+    "slow start (Linux 2.6.16's initial window of 3 segments) with delayed ACKs, and the "
+    "close, each round a separate trip through Dom0; iperf's stream is ACK-clocked "
+    '(`granularity = "segment"`).',
     "Each domain has one VCPU in the single-CPU runs (the paper does not say; one PCPU).",
-    "Every run has seed 1; the first seconds (warm-up) are left out of every number.",
+    "Every configuration runs with several seeds (3, 2 with `--quick`): every number is the "
+    "mean over them with its 95 % interval; the warm-up is left out of every number.",
 )
 
 

@@ -394,6 +394,8 @@ class Reproduction:
     jobs: int
     #: The seeds every configuration ran with.
     seeds: tuple[int, ...] = (1,)
+    #: The sensitivity table (`vmsched.reproduce.sensitivity.Table`), when it was made.
+    sensitivity: Any = None
 
     @property
     def events(self) -> int:

@@ -62,7 +62,7 @@ PAPER = "Govindan et al. 2009"
 SEDF = "sedf"
 COMM = "sedf-comm"
 BVT = "bvt"
-XEN_VERSION = {SEDF: "3.0.2", COMM: "3.0.2", BVT: "3.0"}
+XEN_VERSION = {SEDF: "3.0.2", COMM: "3.0.2", BVT: "3.0.2"}
 
 #: The testbed (3.4 GHz Xeons, Gigabit Ethernet, Xen 3.0.2) has no calibrated profile;
 #: cherkasova2007 (Pentium III, Gigabit Ethernet, Xen 3.0.3) is the closest calibrated one.
@@ -145,7 +145,7 @@ COMMON_DECISIONS = (
     "Platform profile `cherkasova2007` (1 GHz Pentium III, Gigabit Ethernet, Xen 3.0.3): "
     "the paper's testbed (3.4 GHz Xeons, Xen 3.0.2) has no calibrated profile and this is "
     "the closest one. SEDF and the communication-aware SEDF are Xen 3.0.2's "
-    '(`xen_version` "3.0.2"), BVT Xen 3.0\'s.',
+    '(`xen_version` "3.0.2"), and so is BVT.',
     "Reservations, (slice, period) in ms, every domain with extra time: Dom0 (15, 20) "
     "(default Xen). The paper provisions its applications for their 90th-percentile CPU "
     "need. The media server (3.5, 20): run alone with Dom0 it uses 16.7 % of the PCPU in "
@@ -175,7 +175,8 @@ COMMON_DECISIONS = (
     "The streaming server: one thread per client, 64 KiB data units of 100 µs of CPU "
     "each besides packet handling (the `streaming` workload's defaults; the paper gives "
     "neither).",
-    "Every run has seed 1.",
+    "Every configuration runs with several seeds (3, 2 with `--quick`); numbers are means "
+    "with 95 % intervals.",
 )
 
 UNITS = {

@@ -1,0 +1,207 @@
+"""Sensitivity of the verdicts to the estimated numbers.
+
+Each profile number marked *estimate* in docs/calibration.md (`ESTIMATES`), and
+each setup choice the papers leave open (`SETUP_ESTIMATES`: the open-loop
+request rate), is halved and doubled in turn; the experiment's `--quick` grid
+is rerun with one seed for each, and every verdict is compared with the same
+grid's verdict at the profiled value. The report carries the table: which
+verdicts hold, which flip.
+
+Quick grids with one seed keep this affordable (`vmsched reproduce --all`
+runs it for every experiment within the command's time budget); the table
+says so, since a verdict of the full-length run may differ from the quick
+one's.
+
+The built-in profiles' numbers are read from their TOML files in the
+repository (`crates/vmsched-core/profiles/`); where the package is installed
+without them, the report says the table could not be made.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from vmsched.reproduce.framework import Experiment, Reproduction, Run, Timing, run_experiments
+
+#: The factors every estimate is scaled by.
+FACTORS = (0.5, 2.0)
+#: Profile numbers marked *estimate* in docs/calibration.md, per built-in profile, that the
+#: reproductions' results hinge on: the direct switch and backend-batch costs, the
+#: indirect switch costs (TLB/L1 refill, the guest's per-batch work, the L2 and L3 refill
+#: per line) and the scheduler's own run time. Keys a profile does not have, or has at 0
+#: (a mechanism off), are skipped.
+_SWITCH_ESTIMATES = (
+    "ctx_switch_ns",
+    "io_batch_ns",
+    "switch_refill_ns",
+    "guest_batch_ns",
+    "l2_fill_ns",
+    "l3_fill_ns",
+    "sched_invoke_ns",
+)
+ESTIMATES: Mapping[str, tuple[str, ...]] = {
+    "cherkasova2007": _SWITCH_ESTIMATES,
+    "thesis2015": _SWITCH_ESTIMATES,
+}
+#: Setup numbers the papers leave open: (workload kind, parameter) scaled the same way.
+SETUP_ESTIMATES: tuple[tuple[str, str], ...] = (("web-server", "rate"),)
+
+_PROFILES = Path(__file__).resolve().parents[3] / "crates" / "vmsched-core" / "profiles"
+
+
+def builtin_profile(name: str) -> dict[str, Any] | None:
+    """A built-in profile's table, from the repository's TOML (None if not there)."""
+    path = _PROFILES / f"{name}.toml"
+    if not path.is_file():
+        return None
+    return tomllib.loads(path.read_text())
+
+
+def _hosts(data: dict[str, Any]) -> list[dict[str, Any]]:
+    host = data.get("host")
+    if isinstance(host, list):
+        return [h for h in host if isinstance(h, dict)]
+    return [host] if isinstance(host, dict) else []
+
+
+def _profile_of(runs: Sequence[Run]) -> str | None:
+    names = {h.get("profile") for r in runs for h in _hosts(r.scenario.data)}
+    names.discard(None)
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    return name if isinstance(name, str) else None
+
+
+def _domains(data: dict[str, Any]) -> list[dict[str, Any]]:
+    out = list(data.get("domain", []) or [])
+    for h in _hosts(data):
+        out += list(h.get("domain", []) or [])
+    return [d for d in out if isinstance(d, dict)]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One estimate scaled by one factor."""
+
+    name: str
+    factor: float
+    #: Rewrites one run's scenario data in place.
+    apply: Callable[[dict[str, Any]], None]
+
+
+def variants(exp: Experiment) -> list[Variant]:
+    """The estimates this experiment uses, each at every factor."""
+    runs = exp.runs(True)
+    out: list[Variant] = []
+    profile = _profile_of(runs)
+    table = builtin_profile(profile) if profile else None
+    if table is not None:
+        for key in ESTIMATES.get(profile, ()):
+            base = table.get(key)
+            if not isinstance(base, int | float) or isinstance(base, bool) or base == 0:
+                continue
+            for f in FACTORS:
+                scaled = dict(table)
+                scaled[key] = type(base)(round(base * f)) if isinstance(base, int) else base * f
+
+                def apply(data: dict[str, Any], scaled: dict[str, Any] = scaled) -> None:
+                    for h in _hosts(data):
+                        h["profile"] = dict(scaled)
+
+                out.append(Variant(f"profile {key} = {scaled[key]:g}", f, apply))
+    for kind, param in SETUP_ESTIMATES:
+        used = [
+            d["workload"].get(param)
+            for r in runs
+            for d in _domains(r.scenario.data)
+            if isinstance(d.get("workload"), dict) and d["workload"].get("kind") == kind
+        ]
+        if not used or not any(isinstance(v, int | float) and v > 0 for v in used):
+            continue
+        for f in FACTORS:
+
+            def apply(
+                data: dict[str, Any], f: float = f, kind: str = kind, param: str = param
+            ) -> None:
+                for d in _domains(data):
+                    w = d.get("workload")
+                    if isinstance(w, dict) and w.get("kind") == kind and w.get(param):
+                        w[param] = type(w[param])(w[param] * f)
+
+            out.append(Variant(f"{kind} {param} x{f:g}", f, apply))
+    return out
+
+
+def _varied(exp: Experiment, v: Variant) -> Experiment:
+    def grid(timing: Timing) -> list[Run]:
+        runs = exp.grid(timing)
+        for run in runs:
+            data = copy.deepcopy(run.scenario.data)
+            v.apply(data)
+            run.scenario.data.clear()
+            run.scenario.data.update(data)
+        return runs
+
+    return replace(exp, grid=grid, id=f"{exp.id}:{v.name}")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One estimate at one factor: the verdicts that flip against the baseline."""
+
+    variant: str
+    factor: float
+    flipped: tuple[str, ...]
+    #: Verdicts reproduced under the variant.
+    reproduced: int
+    judged: int
+
+
+@dataclass(frozen=True)
+class Table:
+    experiment: str
+    baseline_reproduced: int
+    judged: int
+    rows: tuple[Row, ...]
+    #: Why there is no table (no built-in profile TOML found, no estimates used), or "".
+    missing: str = ""
+
+
+def sensitivity(
+    experiments: Sequence[Experiment], *, jobs: int | None = None, progress: bool = False
+) -> dict[str, Table]:
+    """Each experiment's sensitivity table (quick grids, one seed), all run in one batch."""
+    batch: list[Experiment] = []
+    plan: list[tuple[Experiment, list[Variant]]] = []
+    for exp in experiments:
+        vs = variants(exp)
+        plan.append((exp, vs))
+        if exp.claims:
+            batch.append(exp)
+            batch += [_varied(exp, v) for v in vs]
+    reps = run_experiments(batch, quick=True, jobs=jobs, progress=progress, replications=1)
+    by_id: dict[str, Reproduction] = {r.experiment.id: r for r in reps}
+    out: dict[str, Table] = {}
+    for exp, vs in plan:
+        if not exp.claims:
+            out[exp.id] = Table(exp.id, 0, 0, (), "the experiment judges no claims")
+            continue
+        if not vs:
+            out[exp.id] = Table(
+                exp.id, 0, 0, (), "no estimated number of its profile or setup could be varied"
+            )
+            continue
+        base = {v.claim.id: v.reproduced for v in by_id[exp.id].verdicts}
+        rows = []
+        for v in vs:
+            got = {c.claim.id: c.reproduced for c in by_id[f"{exp.id}:{v.name}"].verdicts}
+            flipped = tuple(k for k in base if got.get(k) != base[k])
+            rows.append(Row(v.name, v.factor, flipped, sum(got.values()), len(got)))
+        out[exp.id] = Table(exp.id, sum(base.values()), len(base), tuple(rows))
+    return out
