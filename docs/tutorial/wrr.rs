@@ -2,7 +2,7 @@
 //!
 //! The tutorial's scheduler (docs/write-a-scheduler.md) in Rust: this file
 //! is `crates/vmsched-core/src/sched/wrr.rs` plus `wrr` in `schedulers!`.
-//! (vmsched compiles and tests it from here, without registering it.)
+//! (vmsched's tests compile it from here and register it at run time.)
 
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::ids::{DomId, PcpuId, VcpuId};
