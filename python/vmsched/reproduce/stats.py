@@ -20,51 +20,7 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 
-#: t(0.975, df) for df = 1..30 (two-sided 95 %), from the standard tables.
-_T975 = (
-    12.706,
-    4.303,
-    3.182,
-    2.776,
-    2.571,
-    2.447,
-    2.365,
-    2.306,
-    2.262,
-    2.228,
-    2.201,
-    2.179,
-    2.160,
-    2.145,
-    2.131,
-    2.120,
-    2.110,
-    2.101,
-    2.093,
-    2.086,
-    2.080,
-    2.074,
-    2.069,
-    2.064,
-    2.060,
-    2.056,
-    2.052,
-    2.048,
-    2.045,
-    2.042,
-)
-_Z975 = 1.959964
-
-
-def t975(df: int) -> float:
-    """The 97.5 % quantile of Student's t with `df` degrees of freedom (df >= 1)."""
-    if df < 1:
-        raise ValueError("t975 needs at least one degree of freedom")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    # Cornish-Fisher expansion; within 0.001 of the exact quantile above 30 df.
-    z = _Z975
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+from vmsched.intervals import t975
 
 
 def finite(values: Sequence[float]) -> list[float]:
