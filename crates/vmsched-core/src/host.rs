@@ -610,7 +610,8 @@ impl Platform {
             return Err(ScenarioError::new(
                 path,
                 format!(
-                    "unknown profile \"{name}\"; expected one of {} or a table of costs{}",
+                    "unknown profile \"{}\"; expected one of {} or a table of costs{}",
+                    name.escape_debug(),
                     known.join(", "),
                     crate::error::suggestion(name, known.iter().copied())
                 ),
@@ -626,7 +627,8 @@ impl Platform {
             return Err(ScenarioError::new(
                 path,
                 format!(
-                    "unknown profile \"{name}\"; expected one of {} or a table of costs{}",
+                    "unknown profile \"{}\"; expected one of {} or a table of costs{}",
+                    name.escape_debug(),
                     known.join(", "),
                     crate::error::suggestion(name, known.iter().copied())
                 ),

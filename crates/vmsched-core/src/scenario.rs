@@ -495,7 +495,8 @@ fn parse_scheduler(v: Option<&Json>) -> Result<(&'static SchedulerInfo, Params),
         err(
             "scheduler.name",
             format!(
-                "unknown scheduler \"{name}\"; expected one of {}{}",
+                "unknown scheduler \"{}\"; expected one of {}{}",
+                name.escape_debug(),
                 known.join(", "),
                 suggestion(name, known.iter().copied())
             ),
@@ -673,7 +674,8 @@ fn parse_workload(v: &Json, path: &str) -> Result<WorkloadSpec, ScenarioError> {
         err(
             join_path(path, "kind"),
             format!(
-                "unknown workload \"{kind}\"; expected one of {}{}",
+                "unknown workload \"{}\"; expected one of {}{}",
+                kind.escape_debug(),
                 known.join(", "),
                 suggestion(kind, known.iter().copied())
             ),
