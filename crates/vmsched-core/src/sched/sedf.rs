@@ -192,18 +192,9 @@ const PARAMS: &[ParamSpec] = &[
     LATENCY_HINT,
 ];
 
-/// The registry entry.
-pub const INFO: SchedulerInfo = SchedulerInfo::new(
-    "sedf",
-    "SEDF",
-    PARAMS,
-    |p| Box::new(Sedf::new(p)),
-)
-.about(
-    "Xen's SEDF: per-PCPU EDF reservations (period, slice) with weighted slack in 500 us quanta.",
-    "Xen 3.0.0 - 4.5; default scheduler in 3.0.0 - 3.0.2",
-)
-.with_allocation(Allocation {
+/// How SEDF caps a domain (ALERT, `compare`): a reservation with no extra
+/// time; `sedf-comm` takes the same parameters.
+pub const ALLOCATION: Allocation = Allocation {
     rule: "period 10 ms, slice A % x 10 ms, extratime 0 (xm sched-sedf -p 10 -s A/10 -e 0)",
     since: "3.0",
     domain: &[
@@ -227,12 +218,28 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
         },
     ],
     frames: None,
-})
-.with_shares(Shares::Reservation {
-        period: "period",
-        slice: "slice",
-        extra: "extratime",
-    })
+};
+
+/// How SEDF gives proportional shares: reservations.
+pub const SHARES: Shares = Shares::Reservation {
+    period: "period",
+    slice: "slice",
+    extra: "extratime",
+};
+
+/// The registry entry.
+pub const INFO: SchedulerInfo = SchedulerInfo::new(
+    "sedf",
+    "SEDF",
+    PARAMS,
+    |p| Box::new(Sedf::new(p)),
+)
+.about(
+    "Xen's SEDF: per-PCPU EDF reservations (period, slice) with weighted slack in 500 us quanta.",
+    "Xen 3.0.0 - 4.5; default scheduler in 3.0.0 - 3.0.2",
+)
+.with_allocation(ALLOCATION)
+.with_shares(SHARES)
 .with_check_domain(check_domain);
 
 /// Behaviour that changed between releases.

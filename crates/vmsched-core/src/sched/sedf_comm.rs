@@ -38,7 +38,6 @@
 //! preferences and the accounting at run time.
 
 use super::sedf::{self, Sedf, EXTRA_QUANTUM_NS};
-use super::{Allocation, AllocParam, AllocValue, Shares};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
@@ -100,36 +99,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "Communication-aware SEDF: SEDF's reservations, the most network-intensive domain first within a period, optional I/O accounting.",
     "Govindan et al. 2009 (IEEE Trans. Computers 58(8)), on Xen 3.0.2's SEDF",
 )
-.with_allocation(Allocation {
-    rule: "period 10 ms, slice A % x 10 ms, extratime 0 (as SEDF)",
-    since: "3.0",
-    domain: &[
-        AllocParam {
-            name: "period",
-            unit: "ms",
-            value: AllocValue::Fixed(10.0),
-            since: "",
-        },
-        AllocParam {
-            name: "slice",
-            unit: "ms",
-            value: AllocValue::Share(10.0),
-            since: "",
-        },
-        AllocParam {
-            name: "extratime",
-            unit: "bool",
-            value: AllocValue::Flag(false),
-            since: "",
-        },
-    ],
-    frames: None,
-})
-.with_shares(Shares::Reservation {
-        period: "period",
-        slice: "slice",
-        extra: "extratime",
-    })
+.with_allocation(sedf::ALLOCATION)
+.with_shares(sedf::SHARES)
 .with_check_domain(sedf::check_domain)
 .with_check_scenario(check_scenario);
 
