@@ -80,7 +80,9 @@ def required_blocks(catalogue: dict[str, Any]) -> dict[str, set[str]]:
     """Which page must hold a block for what: every workload and scheduler."""
     return {
         "workloads.md": {f"workload:{w['kind']}" for w in catalogue["workloads"]},
-        "scenarios.md": {f"scheduler:{s['name']}" for s in catalogue["schedulers"]} | {"profiles"},
+        # The built-in schedulers: one registered from Python has no block here.
+        "scenarios.md": {f"scheduler:{s['name']}" for s in catalogue["schedulers"] if s["builtin"]}
+        | {"profiles"},
     }
 
 
