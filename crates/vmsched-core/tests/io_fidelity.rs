@@ -6,15 +6,46 @@ mod common;
 use common::*;
 use serde_json::Value as Json;
 
-/// The `cherkasova2007` profile as an inline table, with `extra` lines
-/// (profile keys) appended.
+/// The I/O path's fidelity keys and the switch-cost model at their off
+/// values: each test below turns on only the mechanism it is about.
+const MECHANISMS_OFF: &[(&str, &str)] = &[
+    ("guest_batch_ns", "0"),
+    ("nic_rx_irq", "\"per-message\""),
+    ("nic_irq_interval_us", "0.0"),
+    ("request_cpu_cv", "0.0"),
+    ("io_cost_cv", "0.0"),
+    ("disk_service_cv", "0.0"),
+    ("lazy_idle_switch", "false"),
+    ("switch_refill_ns", "0"),
+    ("l2_fill_ns", "0"),
+    ("sched_invoke_ns", "0"),
+    ("sched_queue_op_ns", "0"),
+];
+
+/// The `cherkasova2007` profile as an inline table, with every mechanism of
+/// `MECHANISMS_OFF` off and then `extra` lines (profile keys) setting keys.
 fn profile(extra: &str) -> String {
     let text = vmsched_core::host::BUILTIN_PROFILES
         .iter()
         .find(|(n, _)| *n == "cherkasova2007")
         .unwrap()
         .1;
-    format!("[host.profile]\n{text}\n{extra}\n")
+    let key = |line: &str| line.split('=').next().unwrap_or("").trim().to_string();
+    let set: Vec<String> = extra.lines().map(key).collect();
+    let mut out = String::from("[host.profile]\n");
+    for line in text.lines() {
+        let k = key(line);
+        if !MECHANISMS_OFF.iter().any(|(m, _)| *m == k) && !set.contains(&k) {
+            out += line;
+            out += "\n";
+        }
+    }
+    for (k, v) in MECHANISMS_OFF {
+        if !set.iter().any(|s| s == k) {
+            out += &format!("{k} = {v}\n");
+        }
+    }
+    out + extra + "\n"
 }
 
 /// One PCPU, Credit, an idle Dom0 and a web server (`web`: its workload keys).

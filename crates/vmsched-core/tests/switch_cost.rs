@@ -400,3 +400,53 @@ working_set_kb = 256
     let whole = 8192.0 * 150e-9;
     assert!((cost(&s, "vm", "cache_refill_s") - whole).abs() < 1e-9);
 }
+
+/// Three CPU hogs, each with a working set of the whole L2, taking turns in
+/// 300 µs quanta: every quantum is cut short inside its refill (each of the
+/// others brings in 1 000 lines or more). The work proceeds while the lines
+/// come back, so each still progresses (at up to half speed), where a refill
+/// paid before any work would starve all three.
+#[test]
+fn thrashing_vcpus_still_progress_while_they_refill() {
+    let s = run(&format!(
+        r#"
+[host]
+pcpus = 1
+{}
+[scheduler]
+name = "rrobin"
+rr_slice = 300000
+[run]
+duration_s = 1
+[[domain]]
+name = "a"
+[domain.workload]
+kind = "cpu-hog"
+working_set_kb = 256
+[[domain]]
+name = "b"
+[domain.workload]
+kind = "cpu-hog"
+working_set_kb = 256
+[[domain]]
+name = "c"
+[domain.workload]
+kind = "cpu-hog"
+working_set_kb = 256
+"#,
+        profile(ON)
+    ));
+    for dom in ["a", "b", "c"] {
+        let cpu = domain(&s, dom)["cpu_s"].as_f64().unwrap();
+        let work = useful_s(&s, dom);
+        assert!(cpu > 0.3, "{dom} ran {cpu} s");
+        assert!(
+            work > 0.25 * cpu,
+            "{dom}: {work} s of work in {cpu} s of CPU"
+        );
+        assert!(
+            work < 0.75 * cpu,
+            "{dom}: {work} s of work in {cpu} s of CPU"
+        );
+    }
+}

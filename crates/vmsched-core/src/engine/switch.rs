@@ -15,9 +15,16 @@
 //! The refill is bounded by the run: a run of length t brings in at most
 //! t/c lines (c the time per line), so a VCPU switched out before it has
 //! refilled everything keeps only what it brought in (R < W), and the lines
-//! still missing are paid at its next dispatch, lazy or not. A VCPU whose
-//! quanta are shorter than its refill therefore fills its cache over several
-//! runs and then progresses, as on real hardware.
+//! still missing are paid at its next dispatch, lazy or not. Within a run the
+//! work proceeds while the lines come back: over the first 2D of a run whose
+//! refill costs D, half the time is refill and half is work (a miss to a
+//! missing line about every fill time of work). A run that is not cut short
+//! ends the same as with the refill first (the work completes D after it
+//! would without the refill), so completion events are those of a prefix;
+//! a run preempted inside its first 2D with work in hand is credited the
+//! work the interleaving did and brings in only the lines it paid for. So a
+//! VCPU whose quanta are shorter than its refill still progresses, at half
+//! speed at worst, as on real hardware.
 //! The scheduler's decision (`sched_invoke_ns`) and its run-queue operations
 //! (`sched_queue_op_ns` each) are charged to the VCPU the decision
 //! dispatches, as Xen's `schedule()` accounts them: it reads the time before
@@ -33,6 +40,7 @@
 //! same on every machine. Nothing allocates after the run is built.
 
 use super::World;
+use crate::domain::{FOREVER, URGENT};
 use crate::host::SwitchCosts;
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::scenario::WorkloadSpec;
@@ -60,10 +68,11 @@ pub enum Part {
     Direct = 0,
     /// TLB, L1 and branch predictors (`switch_refill_ns`).
     Refill = 1,
-    /// Cache lines of the working set (`l2_fill_ns`, `l3_fill_ns`).
-    Cache = 2,
     /// The scheduler's decision and queue operations.
-    Sched = 3,
+    Sched = 2,
+    /// Cache lines of the working set (`l2_fill_ns`, `l3_fill_ns`), last:
+    /// the work interleaves with it (see [`World::switch_out`]).
+    Cache = 3,
 }
 
 /// Number of [`Part`]s.
@@ -125,6 +134,9 @@ struct VcpuCache {
     /// (all of them once the refill is paid), thousandths of a line.
     fill2: u64,
     fill3: u64,
+    /// What refilling all of those lines costs, ns (the run's cache part
+    /// may be less: see [`World::switch_in`]).
+    fill_ns: u64,
     /// The PCPU its state is loaded on (Xen's `curr_vcpu` of that PCPU).
     loaded_on: Option<PcpuId>,
     /// When its work began progressing in its current run.
@@ -202,6 +214,7 @@ impl SwitchModel {
                 res3: 0,
                 fill2: 0,
                 fill3: 0,
+                fill_ns: 0,
                 loaded_on: None,
                 useful_from: Time::ZERO,
                 ovh: Overhead::default(),
@@ -306,6 +319,15 @@ impl World {
             }
         }
         let vc = &mut m.vcpus[n.idx()];
+        vc.fill_ns = parts[Part::Cache as usize];
+        // Resuming work it holds: with the work interleaved with the refill,
+        // `r` of work left completes after r of refill, and the lines it did
+        // not touch stay missing.
+        if let Some(it) = self.vcpus[n.idx()].item {
+            if it.remaining_ns != FOREVER {
+                parts[Part::Cache as usize] = vc.fill_ns.min(it.remaining_ns);
+            }
+        }
         vc.ovh = Overhead {
             from: now,
             parts,
@@ -329,7 +351,7 @@ impl World {
             if let Some(p) = vc.loaded_on.filter(|_| m.cache_on) {
                 let core = self.topo.core_of(p) as usize;
                 let socket = self.topo.socket_of(p) as usize;
-                m.bring_in(v, now, core, socket);
+                m.bring_in(v, now, core, socket, 0);
             }
             m.vcpus[v.idx()].ovh = Overhead {
                 from: now,
@@ -355,11 +377,35 @@ impl World {
         if !m.cache_on {
             return;
         }
+        // Cut short inside its first 2D with work in hand: the interleaved
+        // run did `credit` of work where the prefix did refill.
+        let cache_ns = vc.ovh.parts[Part::Cache as usize];
+        let credit = if self.vcpus[v.idx()].item.is_some() && cache_ns > 0 {
+            let start = vc.ovh.from.after(vc.ovh.total() - cache_ns);
+            let x = now.since(start);
+            (x.min(2 * cache_ns) / 2).saturating_sub(x.saturating_sub(cache_ns))
+        } else {
+            0
+        };
+        if credit > 0 {
+            vc.paid[Part::Cache as usize] -= credit;
+            let w = &mut self.vcpus[v.idx()];
+            if let Some(it) = w.item.as_mut() {
+                if it.remaining_ns != FOREVER {
+                    it.remaining_ns = it.remaining_ns.saturating_sub(credit);
+                }
+                if it.tag & URGENT != 0 {
+                    w.urgent_ran_ns += credit;
+                } else {
+                    w.ordinary_ran_ns += credit;
+                }
+            }
+        }
         let core = self.topo.core_of(p) as usize;
         let socket = self.topo.socket_of(p) as usize;
-        m.bring_in(v, now, core, socket);
+        m.bring_in(v, now, core, socket, credit);
         let vc = &mut m.vcpus[v.idx()];
-        let ran_ns = now.since(vc.useful_from);
+        let ran_ns = now.since(vc.useful_from) + credit;
         let fills = (vc.stream_ml_per_us as u128 * ran_ns as u128 / 1000) as u64;
         m.phi2[core] = m.phi2[core].wrapping_add(fills);
         vc.mark2 = m.phi2[core];
@@ -373,19 +419,21 @@ impl World {
 impl SwitchModel {
     /// The lines `v`'s cache refill has brought into the caches of
     /// `core`/`socket` by `now` become resident and enter their Φ. The
-    /// refill is paid after the direct switch and the TLB/L1 refill, and
-    /// lines come back at a steady rate, so a refill cut short by the end
-    /// of the run brings in the share of its lines it had time for; the
-    /// rest stays missing until the VCPU's next dispatch.
-    fn bring_in(&mut self, v: VcpuId, now: Time, core: usize, socket: usize) {
+    /// refill is paid after the direct switch, the TLB/L1 refill and the
+    /// decision, and lines come back at a steady rate, so a refill cut short
+    /// by the end of the run brings in the share of its lines it had time
+    /// for (less the `credit` of it the interleaved work took); the rest
+    /// stays missing until the VCPU's next dispatch.
+    fn bring_in(&mut self, v: VcpuId, now: Time, core: usize, socket: usize, credit: u64) {
         let vc = &mut self.vcpus[v.idx()];
         let cache_ns = vc.ovh.parts[Part::Cache as usize];
-        let (brought2, brought3) = if cache_ns == 0 {
+        let (brought2, brought3) = if vc.fill_ns == 0 {
             (vc.fill2, vc.fill3)
         } else {
-            let before = vc.ovh.parts[Part::Direct as usize] + vc.ovh.parts[Part::Refill as usize];
-            let done = now.since(vc.ovh.from).saturating_sub(before).min(cache_ns);
-            let share = |lines: u64| (lines as u128 * done as u128 / cache_ns as u128) as u64;
+            let before = vc.ovh.total() - cache_ns;
+            let done = now.since(vc.ovh.from).saturating_sub(before).min(cache_ns) - credit;
+            let full = vc.fill_ns;
+            let share = |lines: u64| (lines as u128 * done as u128 / full as u128) as u64;
             (share(vc.fill2), share(vc.fill3))
         };
         vc.res2 += brought2;
