@@ -160,6 +160,42 @@ def test_a_run_beyond_the_memory_limit_is_refused_before_simulating(scenario_fil
     assert cli.main(["validate", str(scenario_file())]) == 2
 
 
+def test_traces_beyond_the_limit_are_refused_before_simulating(tmp_path, monkeypatch):
+    """A pilot of the first simulated second estimates the traces' size:
+    beyond VMSCHED_MAX_TRACE_MB the run stops with the estimate, writing
+    nothing; within it, the run goes on."""
+    scenario = str(REPO / "scenarios" / "credit-three-vms.toml")
+    out = tmp_path / "out"
+    monkeypatch.setenv("VMSCHED_MAX_TRACE_MB", "0.01")
+    proc = vmsched_cmd("run", scenario, "--out", str(out), "--trace", "--xentrace")
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"vmsched: error: {scenario}: --trace: the traces would take about ")
+    assert "scaled to 55 s), more than 0 MB (VMSCHED_MAX_TRACE_MB=0.01)" in line
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("VMSCHED_MAX_TRACE_MB", "100")
+    proc = vmsched_cmd("run", scenario, "--out", str(out), "--xentrace")
+    assert proc.returncode == 0, proc.stderr
+    # The estimate (about 5 MB for both) holds the real size to a factor.
+    size = (out / "trace.xentrace").stat().st_size
+    assert 0.1e6 < size < 10e6
+
+
+def test_top_beyond_the_memory_limit_is_refused_before_simulating(scenario_file):
+    """`vmsched top` keeps a series row per VCPU at every sample in the core:
+    a long run sampled finely is refused with the knob to change."""
+    path = scenario_file(BASE.replace("duration_s = 2", "duration_s = 10000000"))
+    proc = vmsched_cmd("top", str(path), "--batch", "--interval", "0.0001")
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"vmsched: error: {path}: --interval: the run would keep ")
+    assert "expected a larger --interval than 0.0001 s" in line
+    # Sampled coarsely, the same run is within the limit (and starts).
+    proc = vmsched_cmd("top", str(path), "--batch", "--interval", "1", "--iterations", "1")
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_progress_in_jupyter(monkeypatch):
     """In an IPython kernel without a terminal, a run's progress is one line
     of text updated in place (IPython.display), not a terminal bar."""
