@@ -16,9 +16,9 @@ DEFAULT_LIMIT_MB and half the machine's memory.
 Traces (`--trace`, `--xentrace`) are not held in memory: they are streamed to
 disk as the run goes. How large they will be is not known from the scenario
 alone (it is the number of scheduling events), so before a traced run starts
-a *pilot* simulates the scenario's first simulated second (at most a
-twentieth of the measured time, no warm-up, no series) with the same traces
-written to a scratch folder, and scales their size to the measured time. A
+a *pilot* simulates the scenario through its warm-up and the first second of
+measured time (at most a twentieth of it), with the same traces written to a
+scratch folder, and scales their size to the measured time. A
 run whose traces would not fit in the free space of their file system, or
 would pass `VMSCHED_MAX_TRACE_MB` (default DEFAULT_TRACE_LIMIT_MB), is refused before it starts,
 with the estimate and what to change. The estimate is a rate measured at the
@@ -65,7 +65,7 @@ TRACE_LIMIT_ENV = "VMSCHED_MAX_TRACE_MB"
 #: reasonable time with xenalyze.
 DEFAULT_TRACE_LIMIT_MB = 8192
 
-#: The pilot's length: the first simulated second, at most this share of
+#: The pilot's traced length: the first measured second, at most this share of
 #: the measured time.
 PILOT_S = 1.0
 PILOT_SHARE = 1 / 20
@@ -158,6 +158,13 @@ def check(
     )
 
 
+def _size(mb: float) -> str:
+    """A size in MB as a person reads it: "3.2 kB", "41 MB", "39,000 MB"."""
+    if mb < 1:
+        return f"{mb * 1000:,.1f} kB"
+    return f"{mb:,.1f} MB" if mb < 10 else f"{mb:,.0f} MB"
+
+
 def _env_mb(name: str) -> float | None:
     """A positive size in MB from the environment, None when unset."""
     text = os.environ.get(name)
@@ -174,20 +181,15 @@ def _env_mb(name: str) -> float | None:
     return value
 
 
-def pilot_scenario(data: dict[str, Any]) -> tuple[dict[str, Any], float, float]:
-    """(the pilot's scenario tree, its simulated seconds, the measured
-    seconds of the real run) for a validated scenario tree."""
+def pilot_span(data: dict[str, Any]) -> tuple[float, float, float]:
+    """(warm-up, pilot, measured) simulated seconds of a validated scenario
+    tree: the pilot runs the scenario itself through its warm-up (nothing of
+    which is traced) and then `pilot` seconds of traced time."""
     run = data.get("run") if isinstance(data.get("run"), dict) else {}
     duration_s = _number(run.get("duration_s"), 60.0)
-    measured_s = max(duration_s - _number(run.get("warmup_s"), 0.0), 0.0)
-    pilot_s = min(PILOT_S, measured_s * PILOT_SHARE)
-    pilot = json.loads(json.dumps(data))
-    prun = pilot.setdefault("run", {})
-    prun.pop("warmup_s", None)
-    prun["duration_s"] = pilot_s
-    # One series sample: the pilot measures the traces, not the series.
-    prun["sample_ms"] = pilot_s * 1000
-    return pilot, pilot_s, measured_s
+    warmup_s = _number(run.get("warmup_s"), 0.0)
+    measured_s = max(duration_s - warmup_s, 0.0)
+    return warmup_s, min(PILOT_S, measured_s * PILOT_SHARE), measured_s
 
 
 def check_traces(
@@ -202,14 +204,14 @@ def check_traces(
     `make_sim` builds a core simulation from a scenario's JSON."""
     if not targets:
         return
-    pilot, pilot_s, measured_s = pilot_scenario(data)
+    warmup_s, pilot_s, measured_s = pilot_span(data)
     if pilot_s <= 0:
         return
     with tempfile.TemporaryDirectory(prefix="vmsched-pilot-") as scratch:
         files = {k: Path(scratch) / p.name for k, p in targets.items()}
-        sim = make_sim(json.dumps(pilot))
+        sim = make_sim(json.dumps(data))
         sim.set_trace(text=files.get("trace"), xentrace=files.get("xentrace"))
-        sim.run_until(int(round(pilot_s * 1e9)))
+        sim.run_until(int(round((warmup_s + pilot_s) * 1e9)))
         sim.finish_trace()
         pilot_bytes = sum(f.stat().st_size for f in files.values())
     need_mb = pilot_bytes * measured_s / pilot_s / 1e6
@@ -228,9 +230,9 @@ def check_traces(
         return
     option = "--" + next(iter(targets))
     raise ScenarioError(
-        f"the traces would take about {need_mb:,.0f} MB ({pilot_bytes / 1e6:,.1f} MB in the "
-        f"first {pilot_s:g} simulated s, scaled to {measured_s:g} s), more than "
-        f"{limit:,.0f} MB ({why}); expected a shorter run.duration_s, fewer domains, "
+        f"the traces would take about {_size(need_mb)} ({_size(pilot_bytes / 1e6)} in the "
+        f"first {pilot_s:g} measured s, scaled to {measured_s:g} s), more than "
+        f"{_size(limit)} ({why}); expected a shorter run.duration_s, fewer domains, "
         "or the run without traces",
         file=file,
         path=option,
