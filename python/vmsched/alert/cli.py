@@ -18,7 +18,7 @@ from vmsched.alert.setup import (
     _fmt_pct,
 )
 from vmsched.api import prepare_out_dir
-from vmsched.batch import add_backend_options
+from vmsched.batch import RunStore, add_backend_options, interrupted
 from vmsched.errors import ScenarioError
 
 # ----- command line ----------------------------------------------------------------------------
@@ -107,17 +107,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         f"{QUICK_REPLICATIONS} with --quick)",
     )
     p.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="parallel simulations (default: number of CPUs)",
-    )
-    p.add_argument(
         "--out",
         default="results/alert",
         metavar="DIR",
         help="output folder (default results/alert)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="complete an interrupted run into the same --out: the runs done are not run again",
     )
     add_backend_options(p)
     p.set_defaults(func=main)
@@ -183,14 +181,20 @@ def main(args: argparse.Namespace) -> int:
     except ScenarioError as exc:
         print(f"vmsched: error: {exc}", file=sys.stderr)
         return 2
-    results = exp.execute(progress=True)
+    store = RunStore(args.out, resume=args.resume)
+    try:
+        results = exp.execute(progress=True, store=store)
+    except KeyboardInterrupt as exc:
+        return interrupted(exc, store, sys.argv[1:])
     if args.compare is not None:
         out = CompareResult(results, results[0].wall_s).save(args.out, not args.no_figures)
     else:
         out = results[0].save(args.out, not args.no_figures)
+    store.remove()
     for r in results:
         _print_summary(r)
-    print(f"wrote {out}/ (report.md, alert.csv, targets.csv, summary.json, plots)")
+    plots = "" if args.no_figures else ", plots"
+    print(f"wrote {out}/ (report.md, alert.csv, targets.csv, summary.json{plots})")
     return 0
 
 

@@ -44,7 +44,7 @@ from vmsched.alert.setup import (
     _fmt_pct,
 )
 from vmsched.api import prepare_out_dir, write_atomic
-from vmsched.batch import check_backend, check_jobs
+from vmsched.batch import RunStore, check_backend, check_jobs
 from vmsched.errors import ScenarioError
 
 # ----- the experiment --------------------------------------------------------------------
@@ -184,11 +184,15 @@ class _Experiment:
     smp: bool
     where: Where
 
-    def execute(self, progress: bool | Callable[[int, int], None]) -> list[AlertResult]:
-        """Simulate every target of every run on one process pool."""
+    def execute(
+        self, progress: bool | Callable[[int, int], None], store: RunStore | None = None
+    ) -> list[AlertResult]:
+        """Simulate every target of every run through the batch layer (runs found in
+        `store`, a vmsched.batch.RunStore, are not simulated again)."""
         label = "ALERT " + " vs ".join(p.scheduler for p in self.plans)
         t0 = time.perf_counter()
-        outcomes = _run_jobs([j for p in self.plans for j in p.jobs], self.where, label, progress)
+        jobs = [j for p in self.plans for j in p.jobs]
+        outcomes = _run_jobs(jobs, self.where, label, progress, store)
         wall = time.perf_counter() - t0
         results = []
         for p in self.plans:

@@ -21,7 +21,7 @@ from vmsched.alert.setup import (
     window_phase_s,
 )
 from vmsched.api import run
-from vmsched.batch import run_all
+from vmsched.batch import RunStore, run_all
 from vmsched.errors import ScenarioError
 from vmsched.scenario import Scenario
 
@@ -130,7 +130,9 @@ def _simulate(job: _Job) -> _Outcome:
     )
 
 
-def _run_jobs(jobs: list[_Job], where: Where, label: str, progress) -> list[_Outcome]:
+def _run_jobs(
+    jobs: list[_Job], where: Where, label: str, progress, store: RunStore | None = None
+) -> list[_Outcome]:
     """Run independent jobs through the batch layer (vmsched.batch); results in job order
     whatever the order they finish in, so the output does not depend on the workers."""
     return run_all(
@@ -142,6 +144,7 @@ def _run_jobs(jobs: list[_Job], where: Where, label: str, progress) -> list[_Out
         batch_size=1,
         progress=progress,
         label=label,
+        store=store,
     )
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from vmsched.api import prepare_out_dir
-from vmsched.batch import add_backend_options
+from vmsched.batch import RunStore, add_backend_options, interrupted
 from vmsched.compare.metrics import differs, verdict_sentence
 from vmsched.compare.running import prepare
 from vmsched.compare.spec import (
@@ -56,9 +57,6 @@ def add_parser(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ())
     )
     p.add_argument("--out", required=True, metavar="DIR", help="folder for report.html etc.")
     p.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help="parallel runs (default: CPUs)"
-    )
-    p.add_argument(
         "--quick",
         action="store_true",
         help=f"compress each run to {QUICK_DURATION_S:g} simulated seconds",
@@ -70,6 +68,12 @@ def add_parser(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ())
         metavar="N",
         help=f"seeds per run (default {REPLICATIONS}; {QUICK_REPLICATIONS} with --quick); "
         "verdicts count a difference only when the 95 %% intervals separate",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="complete an interrupted comparison into the same --out: the runs done are not "
+        "run again",
     )
     add_backend_options(p)
     p.set_defaults(func=main)
@@ -89,10 +93,16 @@ def main(args: argparse.Namespace) -> int:
         replications=args.replications,
     )
     prepare_out_dir(args.out)
-    c = prepared.execute(progress=True)
+    prepared.store = store = RunStore(args.out, resume=args.resume)
+    try:
+        c = prepared.execute(progress=True)
+    except KeyboardInterrupt as exc:
+        return interrupted(exc, store, sys.argv[1:])
     out = c.save(args.out, figures=not args.no_figures)
+    store.remove()
     _print_summary(c)
-    print(f"report: {out / REPORT_HTML} (and {RESULTS_CSV}, PNGs) in {out}/")
+    pngs = "" if args.no_figures else ", PNGs"
+    print(f"report: {out / REPORT_HTML} (and {RESULTS_CSV}{pngs}) in {out}/")
     return 0
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vmsched.api import run
-from vmsched.batch import check_backend, check_jobs, run_all
+from vmsched.batch import RunStore, check_backend, check_jobs, run_all
 from vmsched.compare.comparison import Comparison
 from vmsched.compare.metrics import _number
 from vmsched.compare.port import port, shorten
@@ -74,6 +74,7 @@ def _execute(
     where: Backend,
     progress: bool | Callable[[int, int], None],
     replications: int = 1,
+    store: RunStore | None = None,
 ) -> None:
     if replications == 1:
         items = [r.scenario for r in runs]
@@ -94,6 +95,7 @@ def _execute(
         progress=progress,
         label="compare " + " vs ".join(r.label for r in runs),
         after_s=0.0,
+        store=store,
     )
     n = replications
     for i, r in enumerate(runs):
@@ -135,6 +137,8 @@ class Prepared:
     backend: str = "local"
     address: str | None = None
     replications: int = 1
+    #: Where finished runs are kept for --resume (vmsched.batch.RunStore), if anywhere.
+    store: RunStore | None = None
 
     @property
     def where(self) -> Backend:
@@ -144,7 +148,7 @@ class Prepared:
         """Simulate every run (in `jobs` workers of the batch layer) and return the
         Comparison."""
         t0 = time.perf_counter()
-        _execute(self.runs, self.where, progress, self.replications)
+        _execute(self.runs, self.where, progress, self.replications, self.store)
         return Comparison(
             runs=self.runs,
             source=self.base.source,
