@@ -24,11 +24,12 @@ KeyboardInterrupt) stops the workers at once: local workers are terminated,
 Ray tasks cancelled, and nothing of an unfinished batch is returned.
 
 Resuming: `run_all(..., store=RunStore(folder, resume))` keeps each finished
-run's result in `folder/.vmsched-runs/` (one file per run, written whole or not
-at all, named by a hash of the function and the item), so a command that was
-interrupted and is started again with `resume=True` (`--resume`) skips the runs
-already done and ends with the results an uninterrupted command gives (a run is
-deterministic: the same item gives the same result). `sweep` keeps its own
+run's result in `folder/.vmsched-runs/` (one file per finished batch, written
+whole or not at all; a run is named by a hash of the function and the item), so
+a command that was interrupted and is started again with `resume=True`
+(`--resume`) skips the runs already done and ends with the results an
+uninterrupted command gives (a run is deterministic: the same item gives the
+same result). `sweep` keeps its own
 Parquet parts instead, being one row set.
 """
 
@@ -277,7 +278,8 @@ def _canonical(obj: Any) -> Any:
 
 
 class RunStore:
-    """Finished runs' results on disk, for `--resume` (see the module's docstring).
+    """Finished runs' results on disk, for `--resume` (see the module's docstring): one
+    file per finished batch, {key: result}, written whole or not at all.
 
     Without `resume`, whatever an earlier command left is removed first: the command
     starts afresh, but still keeps its runs, so that it can be resumed in turn."""
@@ -289,6 +291,13 @@ class RunStore:
         if not resume and self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True, exist_ok=True)
+        self._found: dict[str, Any] = {}
+        for path in sorted(self.dir.glob("*.pkl")):
+            try:
+                with open(path, "rb") as f:
+                    self._found.update(pickle.load(f))
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                continue  # unreadable (another vmsched's?): its runs run again
         #: How many results the last `run_all` took from the store instead of running.
         self.reused = 0
 
@@ -301,27 +310,27 @@ class RunStore:
 
     def load(self, key: str) -> tuple[bool, Any]:
         """(True, result) if the run is in the store, else (False, None)."""
-        path = self.dir / f"{key}.pkl"
-        try:
-            with open(path, "rb") as f:
-                return True, pickle.load(f)
-        except FileNotFoundError:
-            return False, None
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-            return False, None  # unreadable (another vmsched's?): the run runs again
+        if key in self._found:
+            return True, self._found[key]
+        return False, None
 
-    def save(self, key: str, result: Any) -> None:
-        """Keep one result, whole or not at all (a temporary file renamed into place)."""
+    def save(self, results: dict[str, Any]) -> None:
+        """Keep a batch's results {key: result}, in one file that appears whole or not at
+        all (a temporary file renamed into place)."""
         import tempfile
 
+        if not results:
+            return
+        name = hashlib.sha256("".join(sorted(results)).encode()).hexdigest()[:32]
         fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".part-")
         try:
             with os.fdopen(fd, "wb") as f:
-                pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.dir / f"{key}.pkl")
+                pickle.dump(results, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.dir / f"{name}.pkl")
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        self._found.update(results)
 
     def remove(self) -> None:
         """Remove the store (the command finished: its outputs hold the results)."""
@@ -393,6 +402,7 @@ def run_all(
             skip=skip,
         ):
             first_failure = None
+            kept = {}
             for index, result in batch:
                 out[index] = result
                 done += 1
@@ -400,7 +410,9 @@ def run_all(
                     failed += 1
                     first_failure = first_failure or result
                 elif store is not None:
-                    store.save(keys[index], result)
+                    kept[keys[index]] = result
+            if store is not None:
+                store.save(kept)
             if fail_fast and first_failure is not None:
                 raise first_failure.exception or RuntimeError(str(first_failure))
             bar.update(done, failed)
