@@ -4,6 +4,7 @@ and the run store every command resumes with."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -147,3 +148,24 @@ def test_run_store_skips_the_runs_done_and_starts_afresh_without_resume(tmp_path
     assert fresh.load(keys[0]) == (False, None)
     with pytest.raises(AssertionError, match="ran again"):
         run_all(_never, [1], jobs=1, store=RunStore(tmp_path, resume=True))
+
+
+def test_ray_backend_runs_and_draws_as_the_local_one():
+    ray = pytest.importorskip("ray")
+    os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+    local = reproduce.run(SMALL, quick=True, jobs=1, progress=False, replications=1)
+    (local_pngs,) = draw_all([local], jobs=1)
+    # A real local Ray cluster, started here and shut down at the end.
+    ray.init(
+        num_cpus=2,
+        object_store_memory=80 * 1024 * 1024,
+        include_dashboard=False,
+        log_to_driver=False,
+    )
+    try:
+        remote = reproduce.run(SMALL, quick=True, progress=False, replications=1, backend="ray")
+        (remote_pngs,) = draw_all([remote], backend="ray")
+    finally:
+        ray.shutdown()
+    assert results_csv(remote.table.rows) == results_csv(local.table.rows)
+    assert remote_pngs == local_pngs

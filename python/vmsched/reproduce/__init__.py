@@ -92,10 +92,13 @@ def run(
     progress: bool = True,
     replications: int | None = None,
     with_schedulers: Sequence[str] = (),
+    backend: str = "local",
+    address: str | None = None,
 ) -> Reproduction:
-    """Run one experiment (its `--quick` version with `quick`) on `jobs` processes, each
-    configuration with `replications` seeds (default: 3 full, 2 quick);
-    `with_schedulers` adds schedulers (yours: `file.py:Class`) as columns."""
+    """Run one experiment (its `--quick` version with `quick`) on `jobs` processes (or a
+    Ray cluster: `backend="ray"`, `address`), each configuration with `replications`
+    seeds (default: 3 full, 2 quick); `with_schedulers` adds schedulers (yours:
+    `file.py:Class`) as columns."""
     exp = experiment(exp_id)
     if with_schedulers:
         exp = extra.with_schedulers(exp, with_schedulers)
@@ -105,6 +108,8 @@ def run(
         jobs=jobs,
         progress=progress,
         replications=replications,
+        backend=check_backend(backend, address),
+        address=address,
     )[0]
 
 
@@ -115,14 +120,18 @@ def run_many(
     jobs: int | None = None,
     progress: bool = True,
     replications: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[Reproduction]:
-    """Run several experiments on one process pool."""
+    """Run several experiments through the batch layer at once (arguments as `run`)."""
     return run_experiments(
         [experiment(i) for i in ids],
         quick=quick,
         jobs=jobs,
         progress=progress,
         replications=replications,
+        backend=check_backend(backend, address),
+        address=address,
     )
 
 
