@@ -3,6 +3,7 @@ better, and the verdict sentences that say whether two runs differ."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ HIGHER_IS_BETTER_WORDS = ("throughput", "goodput", "completed")
 RATE_WORDS = ("req", "mbit", "kb", "mb", "bytes", "transactions", "ops", "messages", "packets")
 
 
+@functools.lru_cache(maxsize=4096)
 def _unit_of(metric: str) -> str:
     """A metric's unit, from its name (the part before any "." of a nested statistic):
     `_pct` %, `_us`/`_ms`/`_ns`, `X_s` X/s for a count X (RATE_WORDS), else `_s` s;
