@@ -3,7 +3,6 @@ drawn in the batch layer's workers."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,12 +43,9 @@ def _figure(width: float, height: float):
 
 
 def _png(fig) -> bytes:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from vmsched.htmlreport import png_bytes
 
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=_DPI)
-    return buf.getvalue()
+    return png_bytes(fig, dpi=_DPI)
 
 
 def _groups(r: AlertResult) -> list[tuple[str, pd.DataFrame]]:

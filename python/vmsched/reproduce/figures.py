@@ -11,7 +11,6 @@ parallel and not one after another in the main process.
 
 from __future__ import annotations
 
-import io
 import math
 from dataclasses import dataclass, field
 
@@ -165,9 +164,10 @@ def figure_data(rep: Reproduction, fig: Figure) -> FigureData:
 def draw(data: FigureData) -> bytes:
     """The figure as PNG bytes: panels side by side (three to a row), one line (or bar
     group) per variant with its 95 % intervals, the paper's numbers as open markers."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
     from matplotlib.lines import Line2D
+
+    from vmsched.htmlreport import png_bytes
 
     n = len(data.panels)
     cols = min(n, 3)
@@ -234,10 +234,7 @@ def draw(data: FigureData) -> bytes:
         handle = Line2D([], [], marker="o", mfc="white", mec="black", ls="none", label="paper")
         mpl.legend(handles=[handle], loc="outside lower right", fontsize=8, frameon=False)
     mpl.suptitle(data.title, fontsize=11)
-    FigureCanvasAgg(mpl)
-    buf = io.BytesIO()
-    mpl.savefig(buf, format="png", dpi=DPI)
-    return buf.getvalue()
+    return png_bytes(mpl, dpi=DPI)
 
 
 def draw_all(
