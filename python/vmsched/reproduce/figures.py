@@ -251,9 +251,12 @@ def draw_all(
 
     owners = [(k, f.file) for k, rep in enumerate(reps) for f in rep.experiment.figures]
     data = [figure_data(rep, f) for rep in reps for f in rep.experiment.figures]
-    pngs = run_all(
+    # The figures with most panels (the longest to draw) first, so that the workers
+    # finish together rather than one drawing a large figure while the other waits.
+    order = sorted(range(len(data)), key=lambda i: -len(data[i].panels))
+    drawn = run_all(
         draw,
-        data,
+        [data[i] for i in order],
         backend=backend,
         jobs=jobs,
         address=address,
@@ -261,6 +264,9 @@ def draw_all(
         progress=progress,
         label="figures",
     )
+    pngs: list[bytes] = [b""] * len(data)
+    for i, png in zip(order, drawn, strict=True):
+        pngs[i] = png
     out: list[dict[str, bytes]] = [{} for _ in reps]
     for (k, file), png in zip(owners, pngs, strict=True):
         out[k][file] = png

@@ -450,6 +450,9 @@ def _run_all(
         backend=backend,
         jobs=jobs,
         address=address,
+        # Runs differ in length by 100x across experiments: small batches (about 32 per
+        # worker) keep the workers finishing together.
+        batch_size=max(1, math.ceil(len(unique) / (32 * max(1, jobs)))),
         progress=progress,
         label=label,
         store=store,
