@@ -287,20 +287,28 @@ def main(args: argparse.Namespace) -> int:
         return 2
     t0 = time.perf_counter()
     where = {"backend": args.backend, "jobs": n_jobs, "address": args.address}
+    phases: list[str] = []
     try:
         reps = run_experiments(
             exps, quick=args.quick, progress=True, replications=n_reps, store=store, **where
         )
+        phases.append(f"simulations {time.perf_counter() - t0:.1f} s")
         if args.sensitivity if args.sensitivity is not None else not args.quick:
-            tables = sensitivity(exps, jobs=n_jobs, progress=True)
+            t1 = time.perf_counter()
+            tables = sensitivity(exps, progress=True, **where)
             for rep in reps:
                 rep.sensitivity = tables.get(rep.experiment.id)
+            phases.append(f"sensitivity {time.perf_counter() - t1:.1f} s")
         figures = not args.no_figures
+        t1 = time.perf_counter()
         pngs = draw_all(reps, **where) if figures else [{} for _ in reps]
+        if figures:
+            phases.append(f"figures {time.perf_counter() - t1:.1f} s")
     except KeyboardInterrupt as exc:
         return interrupted(exc, store, sys.argv[1:])
     if store.reused:
         print(f"{store.reused} simulations done before were not run again (--resume)")
+    t1 = time.perf_counter()
     for rep, out, png in zip(reps, outs, pngs, strict=True):
         rep.save(out, png, figures=figures)
         _print_verdicts(rep, out, figures)
@@ -315,5 +323,6 @@ def main(args: argparse.Namespace) -> int:
         )
         print(f"wrote {root}/index.md, {root}/{CLAIMS_CSV}, {root}/{SCORECARD_MD}")
     store.remove()
-    print(f"{time.perf_counter() - t0:.1f} s")
+    phases.append(f"reports {time.perf_counter() - t1:.1f} s")
+    print(f"{time.perf_counter() - t0:.1f} s ({', '.join(phases)})")
     return 0
