@@ -29,8 +29,7 @@ whole or not at all; a run is named by a hash of the function and the item), so
 a command that was interrupted and is started again with `resume=True`
 (`--resume`) skips the runs already done and ends with the results an
 uninterrupted command gives (a run is deterministic: the same item gives the
-same result). `sweep` keeps its own
-Parquet parts instead, being one row set.
+same result). `sweep` keeps its own Parquet parts instead, being one row set.
 """
 
 from __future__ import annotations
