@@ -87,7 +87,7 @@ def _interrupt_then_resume(
 
 
 def test_reproduce_sigint_midway_then_resume_equals_an_uninterrupted_run(tmp_path):
-    args = ["reproduce", INTERRUPTED, "--quick", "--replications", "4", "--no-figures"]
+    args = ["reproduce", INTERRUPTED, "--quick", "--replications", "6", "--no-figures"]
     stdout = _interrupt_then_resume(
         tmp_path, [*args, "--jobs", "2"], ["results.csv", "replications.csv"]
     )
@@ -95,13 +95,18 @@ def test_reproduce_sigint_midway_then_resume_equals_an_uninterrupted_run(tmp_pat
 
 
 def test_compare_sigint_midway_then_resume_equals_an_uninterrupted_run(tmp_path):
-    scenario = str(REPO / "scenarios" / "credit-three-vms.toml")
-    args = ["compare", scenario, "--schedulers", "credit,credit2,sedf", "--replications", "3"]
+    # Runs long enough (tens of ms each) that the signal lands while some are pending.
+    text = (REPO / "scenarios" / "credit-three-vms.toml").read_text()
+    assert "duration_s = 60 " in text
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(text.replace("duration_s = 60 ", "duration_s = 1200 "))
+    args = ["compare", str(scenario), "--schedulers", "credit,credit2,sedf"]
+    args += ["--replications", "4"]
     _interrupt_then_resume(tmp_path, [*args, "--jobs", "1", "--no-figures"], ["results.csv"])
 
 
 def test_alert_sigint_midway_then_resume_equals_an_uninterrupted_run(tmp_path):
-    args = ["alert", "--targets", "10,20,30,40,50,60,70,80,90", "--duration-s", "600"]
+    args = ["alert", "--targets", "10,20,30,40,50,60,70,80,90", "--duration-s", "1200"]
     _interrupt_then_resume(
         tmp_path,
         [*args, "--replications", "2", "--jobs", "1", "--no-figures"],
