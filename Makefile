@@ -26,7 +26,7 @@ BUILD_INPUTS := pyproject.toml Cargo.toml Cargo.lock \
 demo: setup
 	$(BIN)/vmsched run scenarios/credit-three-vms.toml --out results/demo
 	$(BIN)/vmsched run scenarios/web-through-dom0.toml --out results/demo/web
-	@if [ -f python/vmsched/alert.py ]; then \
+	@if [ -d python/vmsched/alert ]; then \
 		echo "$(BIN)/vmsched alert --scheduler credit --quick --out results/demo/alert"; \
 		$(BIN)/vmsched alert --scheduler credit --quick --out results/demo/alert; \
 	fi

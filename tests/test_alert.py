@@ -17,6 +17,7 @@ from vmsched import alert
 from vmsched.alert import (
     SAMPLE_COLUMNS,
     TARGET_COLUMNS,
+    allocation,
     compare,
     relative_error_pct,
     run_alert,
@@ -292,7 +293,7 @@ def fake_catalogue(extra: dict):
 
 def test_a_scheduler_that_cannot_cap_is_rejected(monkeypatch):
     monkeypatch.setattr(
-        alert, "catalogue", fake_catalogue({"name": "bvt", "can_cap": False, "params": []})
+        allocation, "catalogue", fake_catalogue({"name": "bvt", "can_cap": False, "params": []})
     )
     with pytest.raises(vmsched.ScenarioError, match="cannot cap a domain"):
         run_alert("bvt", quick=True, progress=False)
@@ -300,7 +301,7 @@ def test_a_scheduler_that_cannot_cap_is_rejected(monkeypatch):
 
 def test_a_capping_scheduler_without_a_mapping_is_rejected(monkeypatch):
     monkeypatch.setattr(
-        alert, "catalogue", fake_catalogue({"name": "newcap", "can_cap": True, "params": []})
+        allocation, "catalogue", fake_catalogue({"name": "newcap", "can_cap": True, "params": []})
     )
     with pytest.raises(vmsched.ScenarioError, match="no allocation mapping"):
         run_alert("newcap", quick=True, progress=False)
@@ -316,7 +317,7 @@ def sedf_like(slice_unit: str, slice_expected: str) -> dict:
     return {
         "name": "sedf",
         "can_cap": True,
-        "allocation": alert._scheduler_info("sedf")["allocation"],
+        "allocation": allocation._scheduler_info("sedf")["allocation"],
         "params": [
             spec("period", "ms", "a number in 0.01..=10000 (ms)"),
             spec("slice", slice_unit, slice_expected),
@@ -327,15 +328,15 @@ def sedf_like(slice_unit: str, slice_expected: str) -> dict:
 
 def test_mapping_converts_to_the_declared_units(monkeypatch):
     info = sedf_like("us", "an integer in 5..=10000000 (us)")
-    assert alert._express(info, 1, "3.0") == {"period": 10.0, "slice": 100, "extratime": False}
-    assert alert._express(info, 6, "3.0")["slice"] == 600
+    assert allocation._express(info, 1, "3.0") == {"period": 10.0, "slice": 100, "extratime": False}
+    assert allocation._express(info, 6, "3.0")["slice"] == 600
 
 
 def test_mapping_refuses_a_value_the_parameter_cannot_hold():
     info = sedf_like("ms", "an integer in 0..=10000 (ms)")
     with pytest.raises(vmsched.ScenarioError, match="cannot be expressed under sedf"):
-        alert._express(info, 1, "3.0")
-    assert alert._express(info, 10, "3.0")["slice"] == 1
+        allocation._express(info, 1, "3.0")
+    assert allocation._express(info, 10, "3.0")["slice"] == 1
 
 
 #: Schedulers that enforce caps with Credit's (Credit2's) mechanism, unchanged: the same bound.
@@ -395,15 +396,15 @@ def test_each_mapping_holds_the_allocation(scheduler):
 def test_default_version_is_the_papers_where_the_scheduler_has_it(scheduler):
     if scheduler not in REGISTERED:
         pytest.skip(f"{scheduler} is not registered in this build")
-    info = alert._scheduler_info(scheduler)
+    info = allocation._scheduler_info(scheduler)
     v = alert.resolve_version(scheduler, None)
-    spec = alert._param(info, "xen_version", "global")
+    spec = allocation._param(info, "xen_version", "global")
     if spec is None:
         assert v is None
         return
-    lo, _ = alert._version_range(spec)
-    since = alert._parse_version(ALLOCATIONS[scheduler].since)
-    assert alert._parse_version(v) == max((3, 0, 3), lo, since)
+    lo, _ = allocation._version_range(spec)
+    since = allocation._parse_version(ALLOCATIONS[scheduler].since)
+    assert allocation._parse_version(v) == max((3, 0, 3), lo, since)
 
 
 def test_replications_interval_and_verdicts(tmp_path):

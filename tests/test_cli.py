@@ -216,7 +216,7 @@ def test_verbose_is_accepted_before_and_after_the_command():
 def test_alert_is_a_command_only_when_its_module_exists(monkeypatch):
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    has_module = (REPO / "python" / "vmsched" / "alert.py").exists()
+    has_module = (REPO / "python" / "vmsched" / "alert" / "__init__.py").exists()
     assert ("alert" in sub.choices) is has_module
     monkeypatch.setitem(sys.modules, "vmsched.alert", None)  # as if it did not exist
     parser = cli.build_parser()

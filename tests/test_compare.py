@@ -22,7 +22,7 @@ import pytest
 import vmsched
 from conftest import BASE, vmsched_cmd
 from vmsched import cli, compare, htmlreport
-from vmsched.compare import RunSpec, parse_variant, port, prepare, verdict_sentence
+from vmsched.compare import RunSpec, metrics, parse_variant, port, prepare, verdict_sentence
 
 SCHEDULERS = "credit,credit2,rtds"
 VARIANTS = ("credit:tslice_ms=5", "credit:vm2.cap=10")
@@ -452,7 +452,7 @@ def test_workload_metrics_are_generic():
         "throughput_req_s": 5.0,
     }
     units = {
-        m: compare._unit_of(m)
+        m: metrics._unit_of(m)
         for m in ("throughput_req_s", "completion_s", "response_ms.p99", "cpu_pct", "periods")
     }
     assert units == {

@@ -22,15 +22,28 @@ re-raises the first error instead, as a command whose every run is needed does.
 Interrupting (Ctrl-C, or SIGTERM where the command turns it into
 KeyboardInterrupt) stops the workers at once: local workers are terminated,
 Ray tasks cancelled, and nothing of an unfinished batch is returned.
+
+Resuming: `run_all(..., store=RunStore(folder, resume))` keeps each finished
+run's result in `folder/.vmsched-runs/` (one file per finished batch, written
+whole or not at all; a run is named by a hash of the function and the item), so
+a command that was interrupted and is started again with `resume=True`
+(`--resume`) skips the runs already done and ends with the results an
+uninterrupted command gives (a run is deterministic: the same item gives the
+same result). `sweep` keeps its own Parquet parts instead, being one row set.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
 import os
+import pickle
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from vmsched.errors import ScenarioError
@@ -91,8 +104,15 @@ def check_jobs(jobs: int | None, n_items: int | None = None, *, path: str = "--j
 
 
 def add_backend_options(parser: Any) -> None:
-    """`--backend`, `--address` and `--no-figures` on a command's argparse parser (the
-    command declares its own `--jobs`)."""
+    """`--jobs`, `--backend`, `--address` and `--no-figures` on a command's argparse
+    parser: the options of every command that runs through the batch layer."""
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="parallel simulations and figures (default: number of CPUs; with Ray, its CPUs)",
+    )
     parser.add_argument(
         "--backend",
         default="local",
@@ -135,8 +155,6 @@ def _run_batch(fn: Callable[[Any], Any], batch: list[tuple[int, Any]]) -> list[t
 
 
 def _failure(exc: BaseException) -> Failure:
-    import pickle
-
     try:
         pickle.loads(pickle.dumps(exc))
         carried: BaseException | None = exc
@@ -248,6 +266,96 @@ def _ray_batches(
             ray.shutdown()
 
 
+#: The folder, inside a command's output folder, where `RunStore` keeps finished runs.
+STORE_DIR = ".vmsched-runs"
+
+
+def _canonical(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    return repr(obj)
+
+
+class RunStore:
+    """Finished runs' results on disk, for `--resume` (see the module's docstring): one
+    file per finished batch, {key: result}, written whole or not at all.
+
+    Without `resume`, whatever an earlier command left is removed first: the command
+    starts afresh, but still keeps its runs, so that it can be resumed in turn."""
+
+    def __init__(self, folder: str | Path, resume: bool = False) -> None:
+        import shutil
+
+        self.dir = Path(folder) / STORE_DIR
+        if not resume and self.dir.exists():
+            shutil.rmtree(self.dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._found: dict[str, Any] = {}
+        for path in sorted(self.dir.glob("*.pkl")):
+            try:
+                with open(path, "rb") as f:
+                    self._found.update(pickle.load(f))
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                continue  # unreadable (another vmsched's?): its runs run again
+        #: How many results the last `run_all` took from the store instead of running.
+        self.reused = 0
+
+    def key(self, fn: Callable[[Any], Any], item: Any) -> str:
+        """What names a run: the function and the item (its content, canonically)."""
+        text = json.dumps(
+            [f"{fn.__module__}.{fn.__qualname__}", item], sort_keys=True, default=_canonical
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    def load(self, key: str) -> tuple[bool, Any]:
+        """(True, result) if the run is in the store, else (False, None)."""
+        if key in self._found:
+            return True, self._found[key]
+        return False, None
+
+    def save(self, results: dict[str, Any]) -> None:
+        """Keep a batch's results {key: result}, in one file that appears whole or not at
+        all (a temporary file renamed into place)."""
+        import tempfile
+
+        if not results:
+            return
+        name = hashlib.sha256("".join(sorted(results)).encode()).hexdigest()[:32]
+        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".part-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(results, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.dir / f"{name}.pkl")
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self._found.update(results)
+
+    def remove(self) -> None:
+        """Remove the store (the command finished: its outputs hold the results)."""
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def interrupted(exc: KeyboardInterrupt, store: RunStore, again: Sequence[str]) -> int:
+    """Say that a command was interrupted, where its finished runs are kept and how to
+    complete it (`again`: its arguments, from argv; `--resume` is added); the exit status
+    (128 + the signal's number)."""
+    import sys
+
+    from vmsched.errors import Interrupted
+
+    signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+    args = [a for a in again if a != "--resume"]
+    print(
+        f"vmsched: interrupted ({signal.Signals(signum).name}); the runs done are kept in "
+        f"{store.dir}/. Complete the command with: vmsched {' '.join(args)} --resume",
+        file=sys.stderr,
+    )
+    return 128 + signum
+
+
 def run_all(
     fn: Callable[[Any], Any],
     items: Sequence[Any],
@@ -260,27 +368,52 @@ def run_all(
     label: str = "runs",
     fail_fast: bool = True,
     after_s: float | None = None,
+    store: RunStore | None = None,
 ) -> list[Any]:
     """Every item's result (or Failure), in item order, with a progress bar (see
     `vmsched.progress.RunsProgress`). With `fail_fast`, the first failure is raised
-    once the batch that holds it is back."""
+    once the batch that holds it is back. With a `store`, runs found in it are not run
+    again, and each finished run is kept in it as its batch comes back."""
     from vmsched.progress import RunsProgress
 
     out: list[Any] = [None] * len(items)
+    keys: list[str] = []
+    skip: set[int] = set()
+    if store is not None:
+        keys = [store.key(fn, it) for it in items]
+        for i, key in enumerate(keys):
+            found, result = store.load(key)
+            if found:
+                out[i] = result
+                skip.add(i)
+        store.reused = len(skip)
     bar = RunsProgress(len(items), label, progress, after_s=after_s)
-    done = failed = 0
+    done, failed = len(skip), 0
     try:
-        bar.update(0)
+        bar.update(done)
         for batch in run_batches(
-            fn, items, backend=backend, jobs=jobs, address=address, batch_size=batch_size
+            fn,
+            items,
+            backend=backend,
+            jobs=jobs,
+            address=address,
+            batch_size=batch_size,
+            skip=skip,
         ):
+            first_failure = None
+            kept = {}
             for index, result in batch:
                 out[index] = result
                 done += 1
                 if isinstance(result, Failure):
                     failed += 1
-                    if fail_fast:
-                        raise result.exception or RuntimeError(str(result))
+                    first_failure = first_failure or result
+                elif store is not None:
+                    kept[keys[index]] = result
+            if store is not None:
+                store.save(kept)
+            if fail_fast and first_failure is not None:
+                raise first_failure.exception or RuntimeError(str(first_failure))
             bar.update(done, failed)
     finally:
         bar.close()

@@ -243,11 +243,20 @@ def png_bytes(fig: Any, dpi: int = PNG_DPI) -> bytes:
             f"{type(fig).__name__} is not a figure; expected a matplotlib Figure or PNG bytes"
         )
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
 
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
+    # One draw, then the pixels encoded: the same image as `savefig`, which draws a
+    # figure with a layout engine twice (once to lay it out, once to render it).
+    fig.set_dpi(dpi)
+    fig.canvas.draw()
+    width, height = fig.canvas.get_width_height(physical=True)
+    rgba = fig.canvas.buffer_rgba()
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
+    Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).save(
+        buf, format="png", dpi=(dpi, dpi)
+    )
     return buf.getvalue()
 
 

@@ -439,7 +439,8 @@ class PlannedRun:
 def plan(spec: Spec) -> list[PlannedRun]:
     """Every run's scenario, validated (ScenarioError naming the axis and value if one
     is wrong); nothing is simulated."""
-    from vmsched.compare import RunSpec, _schedulers, port
+    from vmsched.compare import RunSpec, port
+    from vmsched.compare.spec import _schedulers
 
     infos = _schedulers()
 
@@ -523,7 +524,8 @@ def _same_place(spec: Spec, axis_path: str, error_path: str) -> bool:
 def metric_rows(summary: dict[str, Any]) -> list[tuple[str | None, int | None, str, float, str]]:
     """One run's metrics: (domain or None, vcpu or None, metric, value, unit), every
     number of summary.json that does not depend on the machine (not wall_s)."""
-    from vmsched.compare import DOMAIN_METRICS, LATENCY_METRICS, _unit_of, workload_metrics
+    from vmsched.compare import DOMAIN_METRICS, LATENCY_METRICS, workload_metrics
+    from vmsched.compare.metrics import _unit_of
 
     rows: list[tuple[str | None, int | None, str, float, str]] = [
         (None, None, "events", float(summary["events"]), "count")

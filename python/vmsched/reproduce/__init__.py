@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vmsched.api import prepare_out_dir, write_atomic
+from vmsched.batch import RunStore, add_backend_options, check_backend, interrupted
 from vmsched.errors import ScenarioError, unknown_name
 from vmsched.reproduce import (
     cherkasova2007,
@@ -43,6 +44,7 @@ from vmsched.reproduce import (
     mcredit2,
     thesis2015,
 )
+from vmsched.reproduce.figures import draw_all
 from vmsched.reproduce.framework import (
     FULL_REPLICATIONS,
     QUICK_REPLICATIONS,
@@ -90,10 +92,13 @@ def run(
     progress: bool = True,
     replications: int | None = None,
     with_schedulers: Sequence[str] = (),
+    backend: str = "local",
+    address: str | None = None,
 ) -> Reproduction:
-    """Run one experiment (its `--quick` version with `quick`) on `jobs` processes, each
-    configuration with `replications` seeds (default: 3 full, 2 quick);
-    `with_schedulers` adds schedulers (yours: `file.py:Class`) as columns."""
+    """Run one experiment (its `--quick` version with `quick`) on `jobs` processes (or a
+    Ray cluster: `backend="ray"`, `address`), each configuration with `replications`
+    seeds (default: 3 full, 2 quick); `with_schedulers` adds schedulers (yours:
+    `file.py:Class`) as columns."""
     exp = experiment(exp_id)
     if with_schedulers:
         exp = extra.with_schedulers(exp, with_schedulers)
@@ -103,6 +108,8 @@ def run(
         jobs=jobs,
         progress=progress,
         replications=replications,
+        backend=check_backend(backend, address),
+        address=address,
     )[0]
 
 
@@ -113,14 +120,18 @@ def run_many(
     jobs: int | None = None,
     progress: bool = True,
     replications: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[Reproduction]:
-    """Run several experiments on one process pool."""
+    """Run several experiments through the batch layer at once (arguments as `run`)."""
     return run_experiments(
         [experiment(i) for i in ids],
         quick=quick,
         jobs=jobs,
         progress=progress,
         replications=replications,
+        backend=check_backend(backend, address),
+        address=address,
     )
 
 
@@ -150,13 +161,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="short runs (seconds in all) instead of the full-length ones",
     )
     p.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="parallel simulations (default: number of CPUs)",
-    )
-    p.add_argument(
         "--replications",
         type=int,
         default=None,
@@ -183,6 +187,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="output folder (default results/reproduce/ID; with --all, results/reproduce)",
     )
     p.add_argument(
+        "--resume",
+        action="store_true",
+        help="complete an interrupted run into the same --out: the simulations done are "
+        "not run again (kept in DIR/.vmsched-runs/ until the command ends)",
+    )
+    add_backend_options(p)
+    p.add_argument(
         "--with",
         dest="with_schedulers",
         action="append",
@@ -206,7 +217,7 @@ def _print_list() -> None:
         )
 
 
-def _print_verdicts(rep: Reproduction, out: Path) -> None:
+def _print_verdicts(rep: Reproduction, out: Path, figures: bool = True) -> None:
     exp = rep.experiment
     mode = "quick" if rep.quick else "full"
     print(f"{exp.id} ({mode}): {len(rep.runs)} runs")
@@ -219,7 +230,7 @@ def _print_verdicts(rep: Reproduction, out: Path) -> None:
     if len(rep.seeds) > 1:
         first, last = rep.seeds[0], rep.seeds[-1]
         print(f"  {len(rep.seeds)} replications per configuration (seeds {first}-{last})")
-    print(f"  wrote {out}/ ({', '.join(files(exp))})")
+    print(f"  wrote {out}/ ({', '.join(files(exp, figures))})")
 
 
 def _index(reps: list[Reproduction]) -> str:
@@ -268,19 +279,39 @@ def main(args: argparse.Namespace) -> int:
             exps = [extra.with_schedulers(e, with_schedulers) for e in exps]
         n_jobs = default_jobs(args.jobs)
         n_reps = check_replications(args.replications)
+        check_backend(args.backend, args.address)
         prepare_out_dir(root)
+        store = RunStore(root, resume=args.resume)
     except ScenarioError as exc:
         print(f"vmsched: error: {exc}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    reps = run_experiments(exps, quick=args.quick, jobs=n_jobs, progress=True, replications=n_reps)
-    if args.sensitivity if args.sensitivity is not None else not args.quick:
-        tables = sensitivity(exps, jobs=n_jobs, progress=True)
-        for rep in reps:
-            rep.sensitivity = tables.get(rep.experiment.id)
-    for rep, out in zip(reps, outs, strict=True):
-        rep.save(out)
-        _print_verdicts(rep, out)
+    where = {"backend": args.backend, "jobs": n_jobs, "address": args.address}
+    phases: list[str] = []
+    try:
+        reps = run_experiments(
+            exps, quick=args.quick, progress=True, replications=n_reps, store=store, **where
+        )
+        phases.append(f"simulations {time.perf_counter() - t0:.1f} s")
+        if args.sensitivity if args.sensitivity is not None else not args.quick:
+            t1 = time.perf_counter()
+            tables = sensitivity(exps, progress=True, **where)
+            for rep in reps:
+                rep.sensitivity = tables.get(rep.experiment.id)
+            phases.append(f"sensitivity {time.perf_counter() - t1:.1f} s")
+        figures = not args.no_figures
+        t1 = time.perf_counter()
+        pngs = draw_all(reps, **where) if figures else [{} for _ in reps]
+        if figures:
+            phases.append(f"figures {time.perf_counter() - t1:.1f} s")
+    except KeyboardInterrupt as exc:
+        return interrupted(exc, store, sys.argv[1:])
+    if store.reused:
+        print(f"{store.reused} simulations done before were not run again (--resume)")
+    t1 = time.perf_counter()
+    for rep, out, png in zip(reps, outs, pngs, strict=True):
+        rep.save(out, png, figures=figures)
+        _print_verdicts(rep, out, figures)
     if args.all:
         write_atomic(root / "index.md", _index(reps))
         write_atomic(root / CLAIMS_CSV, claims_csv(reps))
@@ -291,5 +322,7 @@ def main(args: argparse.Namespace) -> int:
             f"{c.distinct_reproduced} of {c.distinct} distinct claims"
         )
         print(f"wrote {root}/index.md, {root}/{CLAIMS_CSV}, {root}/{SCORECARD_MD}")
-    print(f"{time.perf_counter() - t0:.1f} s")
+    store.remove()
+    phases.append(f"reports {time.perf_counter() - t1:.1f} s")
+    print(f"{time.perf_counter() - t0:.1f} s ({', '.join(phases)})")
     return 0

@@ -29,6 +29,7 @@ report.md, report.html and the figures (see `vmsched.reproduce.report`).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from vmsched.api import run as simulate
-from vmsched.batch import check_jobs, run_all
+from vmsched.batch import RunStore, check_jobs, run_all
 from vmsched.errors import InternalError, ScenarioError, VmschedError
 from vmsched.reproduce.checks import recording
 from vmsched.reproduce.stats import Estimate, mean
@@ -406,11 +407,14 @@ class Reproduction:
         """Wall seconds spent simulating this experiment's runs (summed over processes)."""
         return sum(float(s.get("wall_s", 0.0)) for s in self.summaries)
 
-    def save(self, out: str | Path) -> Path:
-        """Write results.csv, report.md, report.html and the figures into `out`."""
+    def save(
+        self, out: str | Path, pngs: Mapping[str, bytes] | None = None, *, figures: bool = True
+    ) -> Path:
+        """Write results.csv, report.md, report.html and the figures into `out` (`pngs`:
+        the figures drawn already, by file; none with `figures=False`)."""
         from vmsched.reproduce.report import save
 
-        return save(self, out)
+        return save(self, out, pngs, figures=figures)
 
 
 def _simulate(data: dict[str, Any]) -> dict[str, Any]:
@@ -425,18 +429,35 @@ def _run_all(
     progress,
     backend: str = "local",
     address: str | None = None,
+    store: RunStore | None = None,
 ) -> list[dict[str, Any]]:
     """Simulate every scenario through the batch layer (vmsched.batch: local processes or
-    Ray); summaries in the order given, whatever order they finish in."""
-    return run_all(
+    Ray); summaries in the order given, whatever order they finish in. A scenario that
+    appears more than once (two experiments share a configuration) is simulated once:
+    the same scenario and seed give the same summary."""
+    first: dict[str, int] = {}
+    unique: list[dict[str, Any]] = []
+    where: list[int] = []
+    for tree in scenarios:
+        key = json.dumps(tree, sort_keys=True)
+        if key not in first:
+            first[key] = len(unique)
+            unique.append(tree)
+        where.append(first[key])
+    summaries = run_all(
         _simulate,
-        scenarios,
+        unique,
         backend=backend,
         jobs=jobs,
         address=address,
+        # Runs differ in length by 100x across experiments: small batches (about 32 per
+        # worker) keep the workers finishing together.
+        batch_size=max(1, math.ceil(len(unique) / (32 * max(1, jobs)))),
         progress=progress,
         label=label,
+        store=store,
     )
+    return [summaries[i] for i in where]
 
 
 def default_jobs(jobs: int | None) -> int:
@@ -570,10 +591,15 @@ def run_experiments(
     jobs: int | None = None,
     progress: bool | Callable[[int, int], None] = True,
     replications: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    store: RunStore | None = None,
 ) -> list[Reproduction]:
-    """Simulate the grids of `experiments` on one pool of `jobs` processes (default: all
-    CPUs), each configuration once per seed (`replications` seeds, default the timing's),
-    and return one Reproduction each. Every scenario is validated first."""
+    """Simulate the grids of `experiments` through the batch layer (`jobs` local
+    processes, default all CPUs, or a Ray cluster: `backend`, `address`), each
+    configuration once per seed (`replications` seeds, default the timing's), and return
+    one Reproduction each. Every scenario is validated first. With a `store`
+    (vmsched.batch.RunStore), runs already in it are not simulated again."""
     n_jobs = default_jobs(jobs)
     n_reps = check_replications(replications)
     plans = []
@@ -588,7 +614,7 @@ def run_experiments(
         trees += _validated(exp, runs)
     label = "reproduce " + (experiments[0].id if len(experiments) == 1 else "experiments")
     t0 = time.perf_counter()
-    summaries = _run_all(trees, n_jobs, label, progress)
+    summaries = _run_all(trees, n_jobs, label, progress, backend, address, store)
     wall = time.perf_counter() - t0
     out = []
     for exp, runs, first, timing, seeds in plans:

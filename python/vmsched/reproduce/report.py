@@ -7,7 +7,6 @@ they always say the same thing. Every file is written whole or not at all.
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from collections.abc import Mapping
@@ -22,10 +21,8 @@ from vmsched.reproduce.framework import (
     REPLICATION_COLUMNS,
     RESULT_COLUMNS,
     Experiment,
-    Figure,
     Reproduction,
     Row,
-    fmt_value,
     params_key,
 )
 from vmsched.reproduce.stats import with_interval
@@ -34,21 +31,6 @@ REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
 RESULTS_CSV = "results.csv"
 REPLICATIONS_CSV = "replications.csv"
-
-_DPI = 130
-_COLOURS = [
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#9467bd",
-    "#ff7f0e",
-    "#8c564b",
-    "#e377c2",
-    "#17becf",
-    "#7f7f7f",
-    "#bcbd22",
-]
-_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
 
 PLACEHOLDER = (
     "*Explanation not written yet.* A person who has looked at these results writes it in "
@@ -491,7 +473,9 @@ def blocks(rep: Reproduction, pngs: Mapping[str, bytes]) -> list[Block]:
     out += _sensitivity_blocks(rep)
     if exp.figures:
         out.append(Heading(2, "Figures"))
-        for f in exp.figures:
+        if not pngs:
+            out.append(Text("Not drawn (`--no-figures`)."))
+        for f in exp.figures if pngs else ():
             out += [Text(f"**{f.title}** (`{f.file}`)"), Image(f.file, f.title, pngs[f.file])]
     out += [
         Heading(2, "All results"),
@@ -576,142 +560,33 @@ def write_html(path: Path, title: str, blocks_: list[Block]) -> None:
     htmlreport.write_report(path, title, html_blocks(blocks_))
 
 
-# ----- figures ------------------------------------------------------------------------------------
-
-
-def _xvalue(v: str) -> float | str:
-    try:
-        return float(v)
-    except ValueError:
-        return v
-
-
-def _yerr(rows: list[Row]) -> list[list[float]]:
-    """Error bars: the 95 % interval below and above each mean (0 without one)."""
-    lo, hi = [], []
-    for r in rows:
-        est = r.estimate
-        ok = math.isfinite(est.lo) and math.isfinite(est.hi) and math.isfinite(r.simulated)
-        lo.append(max(r.simulated - est.lo, 0.0) if ok else 0.0)
-        hi.append(max(est.hi - r.simulated, 0.0) if ok else 0.0)
-    return [lo, hi]
-
-
-def _figure_png(rep: Reproduction, fig: Figure) -> bytes:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure as MplFigure
-    from matplotlib.lines import Line2D
-
-    exp = rep.experiment
-    n = len(fig.panels)
-    cols = min(n, 3)
-    nrows = math.ceil(n / cols)
-    mpl = MplFigure(figsize=(max(4.6 * cols, 7.0), 3.7 * nrows + 0.4), layout="constrained")
-    axes = mpl.subplots(nrows, cols, squeeze=False)
-    colour_of: dict[str, int] = {}
-    any_published = False
-    for i, panel in enumerate(fig.panels):
-        ax = axes[i // cols][i % cols]
-        rows = rep.table.where(panel.metric, **panel.where)
-        rows = [r for r in rows if fig.x in r.params]
-        lines: dict[str, list[Row]] = {}
-        for r in rows:
-            line_params = {k: _xvalue(r.params[k]) for k in fig.lines if k in r.params}
-            label = exp.label(r.scheduler, line_params)
-            lines.setdefault(label, []).append(r)
-        categories = list(dict.fromkeys(r.params[fig.x] for r in rows))
-        if fig.kind == "bar":
-            width = 0.8 / max(len(lines), 1)
-        for k, (label, rs) in enumerate(lines.items()):
-            idx = colour_of.setdefault(label, len(colour_of))
-            colour = _COLOURS[idx % len(_COLOURS)]
-            marker = _MARKERS[idx % len(_MARKERS)]
-            if fig.kind == "bar":
-                xs = [
-                    categories.index(r.params[fig.x]) + (k - (len(lines) - 1) / 2) * width
-                    for r in rs
-                ]
-                ax.bar(
-                    xs,
-                    [r.simulated for r in rs],
-                    width * 0.9,
-                    color=colour,
-                    label=label,
-                    yerr=_yerr(rs),
-                    ecolor="black",
-                    capsize=2,
-                )
-                pub = [(x, r) for x, r in zip(xs, rs, strict=True) if r.published]
-            else:
-                rs = sorted(rs, key=lambda r: float(r.params[fig.x]))
-                xs = [float(r.params[fig.x]) for r in rs]
-                ax.errorbar(
-                    xs,
-                    [r.simulated for r in rs],
-                    yerr=_yerr(rs),
-                    marker=marker,
-                    color=colour,
-                    label=label,
-                    lw=1.5,
-                    capsize=3,
-                )
-                pub = [(x, r) for x, r in zip(xs, rs, strict=True) if r.published]
-            for x, r in pub:
-                lo, _, hi = r.published.partition("-")
-                try:
-                    y_lo, y_hi = float(lo), float(hi or lo)
-                except ValueError:
-                    continue
-                any_published = True
-                ax.plot(
-                    [x],
-                    [(y_lo + y_hi) / 2],
-                    marker=marker,
-                    mfc="white",
-                    mec=colour,
-                    ms=9,
-                    mew=1.5,
-                    ls="none",
-                )
-                if y_hi != y_lo:
-                    ax.vlines(x, y_lo, y_hi, colors=colour, lw=1.5)
-        if fig.kind == "bar":
-            ax.set_xticks(range(len(categories)), categories)
-        elif fig.log_x:
-            ax.set_xscale("log", base=2)
-            ticks = sorted({float(r.params[fig.x]) for r in rows})
-            ax.set_xticks(ticks, [fmt_value(t) for t in ticks])
-        ax.set_title(panel.title, fontsize=10)
-        ax.set_xlabel(fig.xlabel)
-        ax.set_ylabel(f"{panel.metric}{_unit_label(exp.units.get(panel.metric, ''))}")
-        ax.grid(alpha=0.3)
-        ax.set_ylim(bottom=0)
-        if lines:
-            ax.legend(fontsize=7)
-    for j in range(n, nrows * cols):
-        axes[j // cols][j % cols].set_visible(False)
-    if any_published:
-        handle = Line2D([], [], marker="o", mfc="white", mec="black", ls="none", label="paper")
-        mpl.legend(handles=[handle], loc="outside lower right", fontsize=8, frameon=False)
-    mpl.suptitle(fig.title, fontsize=11)
-    FigureCanvasAgg(mpl)
-    buf = io.BytesIO()
-    mpl.savefig(buf, format="png", dpi=_DPI)
-    return buf.getvalue()
-
-
 # ----- saving -------------------------------------------------------------------------------------
 
 
-def files(exp: Experiment) -> list[str]:
-    """Every file `save` writes."""
-    return [RESULTS_CSV, REPLICATIONS_CSV, REPORT_MD, REPORT_HTML, *(f.file for f in exp.figures)]
+def files(exp: Experiment, figures: bool = True) -> list[str]:
+    """Every file `save` writes (without the figures' PNGs when `figures` is False)."""
+    pngs = [f.file for f in exp.figures] if figures else []
+    return [RESULTS_CSV, REPLICATIONS_CSV, REPORT_MD, REPORT_HTML, *pngs]
 
 
-def save(rep: Reproduction, out: str | Path) -> Path:
-    """Write results.csv, the figures, report.md and report.html into `out`."""
+def save(
+    rep: Reproduction,
+    out: str | Path,
+    pngs: Mapping[str, bytes] | None = None,
+    *,
+    figures: bool = True,
+) -> Path:
+    """Write results.csv, the figures, report.md and report.html into `out`. `pngs` are the
+    figures already drawn (by file name; `vmsched.reproduce.figures`, in the batch layer's
+    workers); without them they are drawn here, unless `figures` is False (no PNGs, and
+    the reports say so)."""
     out_dir = prepare_out_dir(out)
-    pngs = {f.file: _figure_png(rep, f) for f in rep.experiment.figures}
+    if not figures:
+        pngs = {}
+    elif pngs is None:
+        from vmsched.reproduce.figures import draw, figure_data
+
+        pngs = {f.file: draw(figure_data(rep, f)) for f in rep.experiment.figures}
     content = blocks(rep, pngs)
     write_atomic(out_dir / RESULTS_CSV, results_csv(rep.table.rows))
     write_atomic(out_dir / REPLICATIONS_CSV, replications_csv(rep.table.rows))

@@ -181,9 +181,15 @@ class Table:
 
 
 def sensitivity(
-    experiments: Sequence[Experiment], *, jobs: int | None = None, progress: bool = False
+    experiments: Sequence[Experiment],
+    *,
+    jobs: int | None = None,
+    progress: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict[str, Table]:
-    """Each experiment's sensitivity table (quick grids, one seed), all run in one batch."""
+    """Each experiment's sensitivity table (quick grids, one seed), all run in one batch
+    of the batch layer (`jobs` local processes, or a Ray cluster: `backend`, `address`)."""
     batch: list[Experiment] = []
     plan: list[tuple[Experiment, list[Variant]]] = []
     for exp in experiments:
@@ -192,7 +198,15 @@ def sensitivity(
         if exp.claims:
             batch.append(exp)
             batch += [_varied(exp, v) for v in vs]
-    reps = run_experiments(batch, quick=True, jobs=jobs, progress=progress, replications=1)
+    reps = run_experiments(
+        batch,
+        quick=True,
+        jobs=jobs,
+        progress=progress,
+        replications=1,
+        backend=backend,
+        address=address,
+    )
     by_id: dict[str, Reproduction] = {r.experiment.id: r for r in reps}
     out: dict[str, Table] = {}
     for exp, vs in plan:

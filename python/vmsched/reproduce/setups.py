@@ -44,12 +44,21 @@ CHERKASOVA_PROFILE = "cherkasova2007"
 THESIS_PROFILE = "thesis2015"
 
 
+#: The built-in schedulers' catalogue entries, read once: building a grid asks for them
+#: hundreds of times, and the catalogue (JSON from the core) takes milliseconds to read.
+_BUILT_IN: dict[str, dict[str, Any]] = {}
+
+
 def _info(scheduler: str) -> dict[str, Any]:
     """The scheduler's catalogue entry (a user's scheduler is loaded first)."""
     if is_spec(scheduler):
         register(scheduler)
+    elif scheduler in _BUILT_IN:
+        return _BUILT_IN[scheduler]
     for s in catalogue()["schedulers"]:
         if s["name"] == scheduler:
+            if not is_spec(scheduler):
+                _BUILT_IN[scheduler] = s
             return s
     raise ValueError(f"no scheduler {scheduler!r}")
 

@@ -1,0 +1,176 @@
+"""`vmsched reproduce` through the batch layer: figures drawn in the workers, --no-figures,
+--resume after an interrupt, a configuration shared by two experiments simulated once;
+and the run store every command resumes with."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from vmsched import reproduce
+from vmsched.batch import STORE_DIR, RunStore, run_all
+from vmsched.reproduce import framework
+from vmsched.reproduce.figures import draw, draw_all, figure_data
+from vmsched.reproduce.report import results_csv
+
+#: A quick experiment of cheap runs, with figures.
+SMALL = "govindan2009-accounting"
+#: One whose runs take long enough (tens of ms each) to interrupt midway.
+INTERRUPTED = "thesis2015-net"
+
+
+def _cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "vmsched", "reproduce", *args]
+
+
+def test_figures_drawn_in_workers_equal_those_drawn_here():
+    rep = reproduce.run(SMALL, quick=True, jobs=1, progress=False, replications=1)
+    assert rep.experiment.figures
+    here = {f.file: draw(figure_data(rep, f)) for f in rep.experiment.figures}
+    (workers,) = draw_all([rep], jobs=2)
+    assert workers == here
+
+
+def test_no_figures_writes_no_png_and_says_so(tmp_path):
+    out = tmp_path / "o"
+    r = subprocess.run(
+        _cmd(SMALL, "--quick", "--replications", "1", "--no-figures", "--out", str(out)),
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert not list(out.glob("*.png"))
+    assert "Not drawn (`--no-figures`)." in (out / "report.md").read_text()
+    assert ".png" not in r.stdout
+    assert not (out / STORE_DIR).exists()  # the store goes when the command ends
+
+
+def _interrupt_then_resume(
+    tmp_path: Path, command: list[str], compared: list[str], out_flag: str = "--out"
+) -> str:
+    """Start `command`, SIGINT it once two runs are kept, resume it; the files `compared`
+    equal those of an uninterrupted command's, byte for byte. The resumed command's
+    output."""
+    out, whole = tmp_path / "o", tmp_path / "whole"
+    cmd = [sys.executable, "-m", "vmsched", *command]
+    proc = subprocess.Popen([*cmd, out_flag, str(out)], stderr=subprocess.PIPE, text=True)
+    store = out / STORE_DIR
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if store.is_dir() and len(list(store.glob("*.pkl"))) >= 2:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130, err
+    assert "--resume" in err
+    kept = list(store.glob("*.pkl"))
+    # Whole files only, no temporary one, and no results yet.
+    assert len(kept) >= 2
+    assert not [f for f in store.iterdir() if f.name.startswith(".")]
+    assert not [f for f in out.iterdir() if f.name in compared]
+    r = subprocess.run(
+        [*cmd, out_flag, str(out), "--resume"], capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    subprocess.run([*cmd, out_flag, str(whole)], check=True, capture_output=True)
+    for name in compared:
+        assert (out / name).read_bytes() == (whole / name).read_bytes(), name
+    assert not store.exists()
+    return r.stdout
+
+
+def test_reproduce_sigint_midway_then_resume_equals_an_uninterrupted_run(tmp_path):
+    args = ["reproduce", INTERRUPTED, "--quick", "--replications", "6", "--no-figures"]
+    stdout = _interrupt_then_resume(
+        tmp_path, [*args, "--jobs", "2"], ["results.csv", "replications.csv"]
+    )
+    assert "simulations done before were not run again" in stdout
+
+
+def test_compare_sigint_midway_then_resume_equals_an_uninterrupted_run(tmp_path):
+    # Runs long enough (tens of ms each) that the signal lands while some are pending.
+    text = (REPO / "scenarios" / "credit-three-vms.toml").read_text()
+    assert "duration_s = 60 " in text
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(text.replace("duration_s = 60 ", "duration_s = 1200 "))
+    args = ["compare", str(scenario), "--schedulers", "credit,credit2,sedf"]
+    args += ["--replications", "4"]
+    _interrupt_then_resume(tmp_path, [*args, "--jobs", "1", "--no-figures"], ["results.csv"])
+
+
+def test_alert_sigint_midway_then_resume_equals_an_uninterrupted_run(tmp_path):
+    args = ["alert", "--targets", "10,20,30,40,50,60,70,80,90", "--duration-s", "1200"]
+    _interrupt_then_resume(
+        tmp_path,
+        [*args, "--replications", "2", "--jobs", "1", "--no-figures"],
+        ["alert.csv", "targets.csv"],
+    )
+
+
+def test_a_configuration_shared_by_two_experiments_is_simulated_once(monkeypatch):
+    sizes = []
+
+    def counting(fn, items, **kwargs):
+        sizes.append(len(items))
+        return run_all(fn, items, **kwargs)
+
+    monkeypatch.setattr(framework, "run_all", counting)
+    exp = reproduce.experiment(SMALL)
+    one, two = framework.run_experiments([exp, exp], quick=True, jobs=1, progress=False)
+    assert sizes == [len(one.runs)]
+    assert one.summaries == two.summaries
+    assert results_csv(one.table.rows) == results_csv(two.table.rows)
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def _never(x: int) -> int:
+    raise AssertionError(f"run {x} ran again")
+
+
+def test_run_store_skips_the_runs_done_and_starts_afresh_without_resume(tmp_path: Path):
+    store = RunStore(tmp_path, resume=False)
+    assert run_all(_square, [1, 2, 3], jobs=1, store=store) == [1, 4, 9]
+    assert store.reused == 0
+    # The same function and items: nothing runs (the key is the function's name and the
+    # item, so give the store the original function's key).
+    again = RunStore(tmp_path, resume=True)
+    keys = [again.key(_square, x) for x in (1, 2, 3)]
+    assert [again.load(k) for k in keys] == [(True, 1), (True, 4), (True, 9)]
+    assert run_all(_square, [1, 2, 3, 4], jobs=1, store=again) == [1, 4, 9, 16]
+    assert again.reused == 3
+    # Without resume the store is emptied first.
+    fresh = RunStore(tmp_path, resume=False)
+    assert fresh.load(keys[0]) == (False, None)
+    with pytest.raises(AssertionError, match="ran again"):
+        run_all(_never, [1], jobs=1, store=RunStore(tmp_path, resume=True))
+
+
+def test_ray_backend_runs_and_draws_as_the_local_one():
+    ray = pytest.importorskip("ray")
+    os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+    local = reproduce.run(SMALL, quick=True, jobs=1, progress=False, replications=1)
+    (local_pngs,) = draw_all([local], jobs=1)
+    # A real local Ray cluster, started here and shut down at the end.
+    ray.init(
+        num_cpus=2,
+        object_store_memory=80 * 1024 * 1024,
+        include_dashboard=False,
+        log_to_driver=False,
+    )
+    try:
+        remote = reproduce.run(SMALL, quick=True, progress=False, replications=1, backend="ray")
+        (remote_pngs,) = draw_all([remote], backend="ray")
+    finally:
+        ray.shutdown()
+    assert results_csv(remote.table.rows) == results_csv(local.table.rows)
+    assert remote_pngs == local_pngs
