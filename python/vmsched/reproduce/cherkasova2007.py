@@ -354,114 +354,77 @@ def _claim_4(t: Table) -> Verdict:
 
 # ----- explanations (written from the full-length runs; see docs/reproduce.md) ------------------
 
-#: The CPU budget of one web request in the `cherkasova2007` profile, quoted by several
-#: explanations: what makes every saturated WC run land between 924 and 1 010 req/s.
-_WEB_BUDGET = (
-    "In WC mode the CPU is saturated (Dom0 + Dom1 = 97-100 %) and the throughput is set by the "
-    "CPU each request costs: 684 µs in the guest (`web_request_ns` 480 µs + 17 packets × "
-    "`guest_pkt_ns` 12 µs) and 306 µs in Dom0 (17 × `net_rx_ns`/`net_tx_ns` 18 µs), plus 46 µs "
-    "per Dom0 execution (`io_batch_ns` 30 µs and two 8-µs switches). Schedulers and weights "
-    "only change how many Dom0 executions a request costs (0.06 to 2: 63 to 1 848 per second), "
-    "so every saturated run lies between 924 req/s (2 per request) and 1 010 (none): x1.09 at "
-    "most."
+#: Where the explanations of this experiment's claims come from.
+_SOURCE = (
+    "From the full-length run (`vmsched reproduce cherkasova2007-web-1cpu`, 3 seeds of 60 s) "
+    "with the switch-cost model, `guest_batch_ns`, e1000 interrupt moderation and variability "
+    "on and the base costs calibrated on BVT C = 50 ms (docs/calibration.md). "
 )
-#: What the paper's own Table 1 implies about the cost of a preemption.
-_PAPER_COST = (
-    "The paper's effects need a far larger cost per Dom0 preemption: in its Table 1 the guest's "
-    "CPU per request grows from 685 µs (BVT C = 50 ms: 64 % at 934 req/s) to 1 098 µs (C = 1 ms: "
-    "56 % at 510) for the same work, and Dom0's from 375 to 843 µs. That is a cache and TLB "
-    "refill cost borne by the preempted guest (a 1 GHz P-III without tagged TLBs), which the "
-    "model does not have: it charges a flat `ctx_switch_ns` (8 µs) to the incoming VCPU and "
-    "nothing to the guest's later work."
-)
-#: The sensitivity runs of the web experiment (docs/reproduce.md, "Sensitivity").
-_WEB_SENSITIVITY = (
-    "Sensitivity (full grid rerun with an inline profile): `ctx_switch_ns` ×0.5 / ×2 (4 / 16 µs) "
-    "and `io_batch_ns` ×0.5 / ×2 (15 / 60 µs) do not change the verdict; the largest WC spread "
-    "becomes x1.15 (`io_batch_ns` 60 µs) and BVT's C = 50 / 1 ms ratio stays 1.00."
+#: What a Dom0 execution costs now, quoted by several explanations.
+_ALTERNATION = (
+    "Each Dom0 wake-and-return costs Dom0 its backend batch (`io_batch_ns` 30 µs) plus a real "
+    "switch (8 µs direct, 9 µs TLB/L1 refill, 3 µs decision, and the L2 lines the guest "
+    "evicted from its 48 KB), and costs the guest 8 + 9 + 3 µs, its front end's 12 µs per "
+    "batch and the refill of what Dom0 evicted from its 128 KB; a return from idle to the "
+    "loaded VCPU costs nothing. "
 )
 
 EXPLAIN_WEB_1CPU = {
     "E001-1": (
-        "**Model** (WC), **Xen as coded** (SEDF NWC). " + _WEB_BUDGET + " The weights never bind: "
-        "Dom0 needs 31-35 % of the CPU, within its entitlement at every ratio from 0.5, so only "
-        "Dom0's execution rate moves (measured x1.03-1.09 for the six WC variants). "
-        + _PAPER_COST
-        + " SEDF NWC at P = 10 ms varies x3.35, slice-limited as in the paper; at P = 100 and "
-        "1000 ms each domain runs about once per period whatever its slice (the short-block "
-        "rule of claim 4), so the weight hardly matters (x1.03). " + _WEB_SENSITIVITY
+        _SOURCE + "Reproduced: every variant's throughput varies x1.26-3.64 over the five "
+        "weights. Below Conf 1 Dom0's share binds (at ratio 0.25 Dom0 is runnable-waiting about "
+        "two thirds of the time), above it the guest's: the weights now bind because the "
+        "per-alternation costs make the CPU per request depend on how the two domains "
+        "interleave. " + _ALTERNATION
     ),
     "16": (
-        "**Xen as coded** against the paper's description, and the **model**'s per-switch cost. "
-        "As coded (docs/schedulers/bvt.md), a waking Dom0 whose evt is not above the guest's "
-        "preempts at once and C plays no part; C only bounds the deferral of a waker whose "
-        "virtual time is ahead. At Conf 1 Dom0 (its avt raised to svt on waking) is behind at "
-        "C = 1 and 50 ms: it preempts at every wake (about 120 000 wake preemptions, 1 848 "
-        "executions/s = 2 per request, wake latency 0), giving 924 req/s for both. At C = 5 ms "
-        "the same arithmetic (charges rounded up to whole 100-µs MCUs) often leaves Dom0's avt "
-        "ahead: about half its wakes are deferred by 4.7 ms, about C (8 646 timer pulls for "
-        "15 964 wakes, mean wake latency 2.3 ms), and it runs 266 times/s (997 req/s). C's "
-        "effect at Conf 1 is thus a non-monotone knife edge, not the paper's 'C lets the guest "
-        "run longer before Dom0 preempts', which the model shows only below Conf 1 (ratio 0.5: "
-        "965 / 266 / 93 Dom0 executions/s and 965 / 997 / 1 000 req/s for C = 1 / 5 / 50 ms). "
-        "Even there the gain is bounded at x1.09 by the 46-µs cost of a Dom0 execution (claim "
-        "E001-1); the paper's 1.83x needs each preemption to cost the guest hundreds of µs (its "
-        "Table 1: 413 µs more guest CPU per request at C = 1 ms). " + _WEB_SENSITIVITY
+        _SOURCE + "Reproduced: 636 < 905 < 943 req/s, ratio 1.48 (paper 1.83). At Conf 1 a "
+        "waking Dom0 at C = 1 ms preempts the guest on nearly every interrupt (3 519 Dom0 "
+        "executions/s, 1.7 page flips each), at C = 5 ms 253/s (29.5 flips each) and at C = 50 ms "
+        "78/s (98.7 each): C bounds how long a waker that is ahead in virtual time is deferred "
+        "(Xen 3.0.2's `bvt_wake`). " + _ALTERNATION + "The ratio stays below the paper's because "
+        "the model's guest CPU per request rises 685 → 1 000 µs at C = 1 ms (Table 1: 1 098)."
     ),
     "17": (
-        "**Model** (WC), **Xen as coded with a closed-loop load** (NWC). WC: the direction is "
-        "reproduced (971 > 964 > 950 req/s): with longer periods Dom0 runs more often (471, 925, "
-        "1 280 executions/s; at P = 10 ms a Dom0 that blocked inside its period waits for the "
-        "next one, p50 5.0 ms, and drains 35 packets at once, while at 100 and 1000 ms it "
-        "re-enters through 500-µs penalty and extra-time quanta, p50 0.28 ms, with 13-18). The "
-        "size (x1.02 against 1.39) is bounded by the 46-µs cost of an execution (claim E001-1). "
-        "NWC: 729, 169, 16.5 req/s. P = 10 ms is slice-limited (Dom1 at its 50 %, 7.3 requests "
-        "per 5-ms slice); at 100 and 1000 ms the as-coded short-block rule (claim 4) lets each "
-        "domain run about once per period and the 32 closed-loop clients are served at ~16.5 "
-        "requests per period, so throughput falls as 1/P. With an open-loop httperf-like load "
-        "above what the host sustains (1 000-2 000 req/s) the NWC rows become 721, 722, 499 "
-        "req/s (Dom1 at 50, 50, 35 %), close to the paper's ranking (615 > 504 > 419) with a "
-        "tie at 10/100 ms: see the load decision in docs/reproduce.md. " + _WEB_SENSITIVITY
+        _SOURCE + "Not reproduced. WC: 770, 787, 695 req/s at P = 10, 100, 1000 ms (paper 696, "
+        "632, 499): the 1000-ms row falls (Dom0 3 077 executions/s against 1 409 at 10 ms, 2.0 "
+        "page flips each against 4.7) but 100 ms is not below 10 ms, and the 10/1000 ratio is "
+        "1.11 (accepted 1.18-1.95). NWC: 709, 723, 630 (paper 615, 504, 419), ratio 1.13 (accepted "
+        "1.21-2.15). Measured cause: at P = 10 ms a Dom0 that blocked inside its period waits "
+        "for its next period (wake latency of milliseconds) and drains many packets per "
+        "execution, which the model rewards (fewer alternations), while at P = 100 ms Dom0 "
+        "re-enters through 500-µs penalty and extra-time quanta (3.0.2's short-block rule) "
+        "about as often (1 879/s); only at 1000 ms are its executions frequent enough to "
+        "cost throughput. The paper's P = 100 ms row implies a cost of burstiness (SEDF "
+        "serving one domain for long stretches) that the model's per-alternation costs do not "
+        "produce: with lines refilled at 150 ns the L2 part of an alternation is bounded by "
+        "the run length (docs/switch-cost.md), so long runs cost no more per request. "
+        "Sensitivity: docs/reproduce.md (`--sensitivity`)."
     ),
     "18": (
-        "Partly reproduced. SEDF WC follows the paper (Dom0 30.5 → 32.7 → 33.9 %, Dom1 66.8 → "
-        "66.0 %) through Dom0's rising execution rate (claim 17). BVT gives Dom0 35.3 / 31.5 / "
-        "35.3 % for C = 1 / 5 / 50 ms and Dom1 the same 64.7 % at C = 1 and 50: the as-coded "
-        "knife edge of claim 16 (**Xen as coded**). SEDF NWC gives Dom0 22.8 / 5.3 / 0.5 %: the "
-        "short-block collapse of claim 4. Where Dom0 does run more often its CPU per request grows "
-        "by only 46 µs per execution; the paper's rise from 35 to 43 % at a falling throughput "
-        "means 375 → 843 µs of Dom0 CPU per request, a cost the **model** lacks (claim E001-1)."
+        _SOURCE + "Not reproduced, on one step. Dom0 CPU %: BVT 44.1 / 36.1 / 35.3 for C = 1 / "
+        "5 / 50 ms (paper 43 / 38 / 35: reproduced), SEDF WC 37.6 / 39.7 / 42.7 for P = 10 / 100 "
+        "/ 1000 ms (paper 35 / 41 / 43: reproduced), SEDF NWC 29.4 / 29.2 / 36.0 (paper 27 / 35 / "
+        "40): the NWC step 10 → 100 ms is a tie. Dom1 falls as required (BVT 64.7 → 55.9 %, SEDF "
+        "WC 58.2 → 57.2 %). Measured cause: in NWC at P = 100 ms Dom0 runs 464 times/s (13.7 "
+        "flips each) against 563 at 10 ms, so its CPU per request does not grow; the same "
+        "missing cost of long runs as claim 17."
     ),
     "20": (
-        "Fails on one point. SEDF NWC P = 1000 ms is the worst (16.5 req/s) and NWC is below WC "
-        "at every period (729 < 971, 169 < 964, 16.5 < 950), as in the paper; but the best "
-        "variant is BVT C = 5 ms (997 req/s), not C = 50 ms (924), because at Conf 1 BVT's C acts "
-        "only through the as-coded knife edge of claim 16 (**Xen as coded**; the spread of the "
-        "WC variants, 924-997, is bounded by the **model**'s per-execution cost, claim E001-1). "
-        "The NWC gaps are far larger than the paper's (the short-block rule with a closed-loop "
-        "load, claim 4)."
+        _SOURCE + "Reproduced: BVT C = 50 ms best (943 req/s), SEDF NWC P = 1000 ms worst (630), "
+        "NWC below WC at every period (709 < 770, 723 < 787, 630 < 695)."
     ),
     "21": (
-        "Half reproduced. Dom0's CPU stays in a 0.3-4.3-point band (31-35 %) over weights 0.5-4 "
-        "for every BVT and SEDF WC variant, as the paper says: Dom0's work per request is fixed "
-        "and its demand is within its entitlement at every ratio from 0.5, so weights never "
-        "bind. Throughput, however, varies only x1.01-1.08 (**model**): all the weight changes is "
-        "how often Dom0 runs (BVT C = 1 ms: 965 → 1 848 executions/s from ratio 0.5 to 1), at "
-        "46 µs per execution. " + _PAPER_COST
+        _SOURCE + "Reproduced: over weights 0.5-4 Dom0's CPU stays within 5-11 points (35-46 %) "
+        "for BVT and SEDF WC while throughput varies x1.26-1.67: the weight changes how Dom0 "
+        "and the guest interleave, and each alternation costs both of them CPU. "
+        + _ALTERNATION
     ),
     "4": (
-        "Reproduced at P = 10 ms (Dom1 50.0 %, Dom0 + Dom1 72.8 %, paper 77 %), not at 100 and "
-        "1000 ms (Dom1 11.6 % and 1.16 %). **Xen as coded** with the **setup**'s closed-loop "
-        "load: a domain that blocks and wakes inside its period gets no more reserved time in "
-        "that period (docs/schedulers/sedf.md); without extratime it gets one 500-µs penalty "
-        "quantum (129 in 65 s at P = 1000 ms) and then waits for its next period. With 32 "
-        "closed-loop clients Dom1 serves the ~16.5 requests it holds, blocks waiting for Dom0, "
-        "and both then idle until their next periods (Dom0 + Dom1 = 16.9 % and 1.7 %). The "
-        "paper's Dom1 at exactly 50 % for every period means its guest never ran out of requests "
-        "inside its slice, which fits httperf's open loop at a rate above capacity: with such a "
-        "load (1 000 req/s) the model gives Dom1 50.0, 50.0, 35.0 % (at 1000 ms the guest's "
-        "512-request backlog, not its slice, is the limit). The paper gives neither httperf's "
-        "rate nor its connection limits; the documented closed loop is kept."
+        _SOURCE + "Reproduced: Dom1 at 50.0 % at every period with the CPU partly idle (Dom0 + "
+        "Dom1 = 79.4 / 79.2 / 86.0 %, paper 77 / 85 / 90): SEDF 3.0.2's short-block rule repays "
+        "a blocked domain's lost slice in extra-time quanta, and the open loop keeps the guest "
+        "busy through its slice."
     ),
 }
 
