@@ -417,8 +417,7 @@ EXPLAIN_WEB_1CPU = {
     "21": (
         _SOURCE + "Reproduced: over weights 0.5-4 Dom0's CPU stays within 5-11 points (35-46 %) "
         "for BVT and SEDF WC while throughput varies x1.26-1.67: the weight changes how Dom0 "
-        "and the guest interleave, and each alternation costs both of them CPU. "
-        + _ALTERNATION
+        "and the guest interleave, and each alternation costs both of them CPU. " + _ALTERNATION
     ),
     "4": (
         _SOURCE + "Reproduced: Dom1 at 50.0 % at every period with the CPU partly idle (Dom0 + "
@@ -430,36 +429,31 @@ EXPLAIN_WEB_1CPU = {
 
 EXPLAIN_WORKLOADS = {
     "E001-2": (
-        "3 of 15 series vary by 20 % or more (web under SEDF and Credit NWC, x3.35 and x3.08; iperf"
-        " under Credit NWC, x2.11). **Model** and **Xen as coded**. WC web and iperf: the CPU is "
-        "saturated and the weight only changes how often Dom0 runs, at 46 µs per execution "
-        "(x1.09-1.12; see cherkasova2007-web-1cpu, claim E001-1). Disk, WC and NWC: dd is limited "
-        "by the disk and its read-ahead round trip (one 128-KiB request at a time), not by the CPU "
-        "(guest 18.9 %, Dom0 3.3 %), so the weight never binds (35 840-36 567 KB/s in WC at every "
-        "weight; x1.00-1.06). SEDF NWC iperf (x1.09) and disk (x1.00): the as-coded short-block "
-        "rule lets each domain run once per 10-ms period whatever its slice (disk: exactly one "
-        "128-KiB read-ahead per period, 12 800 KB/s; iperf 42-46 Mbit/s). For dd to depend on "
-        "Dom0's CPU one of the domains must be CPU-bound; the paper does not say how much CPU its "
-        "dd used, and the profile's dd costs (`guest_disk_ns`, 5 µs per cached 1-KiB block) are "
-        "estimates."
+        "From the quick run (`vmsched reproduce --all --quick`) with the switch-cost model on. "
+        "12 of 15 series vary by 20 % or more: web x1.70-28.8 and iperf x1.69-2.52 under every "
+        "scheduler (the per-alternation costs make the weight bind, see "
+        "cherkasova2007-web-1cpu), and disk under Credit NWC x1.22. The three that fail are dd "
+        "under BVT, SEDF and Credit in WC and SEDF in NWC (x1.00): measured cause, dd is "
+        "disk-bound (about 36 000 KB/s at every weight, the guest at 19.6 % and Dom0 at 4.0 % of "
+        "the CPU, one 128-KiB read-ahead request in flight at a time), so no share binds. For dd "
+        "to depend on Dom0's CPU one domain must be CPU-bound; the paper does not say how much "
+        "CPU its dd used, and the profile's dd costs (`guest_disk_ns`, `disk_read_ns`) are "
+        "estimates, not calibrated on any row."
     ),
     "22a": (
-        "Holds for four of six series (NWC/WC mean: web Credit 0.61, iperf SEDF 0.17, iperf "
-        "Credit 0.67, disk SEDF 0.36) and fails for two. Web under SEDF at ratio 0.5: NWC = WC = "
-        "973 req/s, because the guest's NWC reservation (6.67 ms per 10 ms) equals what it uses in "
-        "WC (66.7 %) — a tie set by the share rule (`setups.shares`), not a better NWC. Disk "
-        "under Credit (mean 0.99): dd needs 18.9 % (guest) and 3.3 % (Dom0), below every cap "
-        "(20 % or more), so the caps bind only at ratio 4 (guest cap 20 %: 0.94). **Model / "
-        "calibration**: dd's CPU demand comes from the estimated `guest_disk_ns`; the paper's "
-        "'worse under NWC for all three workloads' needs a dd that is CPU-bound at these caps."
+        "From the quick run with the switch-cost model on. NWC is below WC on average for web "
+        "(SEDF 0.64, Credit 0.49) and iperf (SEDF 0.75, Credit 0.59), but not at every weight: "
+        "iperf SEDF at ratio 0.5 is 1.33 and web Credit at one weight 1.02 (NWC's caps equal "
+        "or exceed what the domain uses in WC at that ratio, so they do not bind: a tie set by "
+        "the share rule, `setups.shares`). Disk: SEDF 1.00 and Credit 0.94 on average, dd "
+        "being disk-bound below every cap but the guest's 20 % at ratio 4 (claim E001-2)."
     ),
     "22b": (
-        "**Model.** The best WC scheduler beats the worst by x1.03 (web), x1.06 (iperf) and "
-        "x1.02 (disk) on average. The schedulers do differ in how often Dom0 runs (web at Conf 1: "
-        "BVT 266, SEDF 471, Credit 1 652 executions/s, giving 997, 971 and 933 req/s; iperf: "
-        "SEDF 1 100 against 1 664-1 679, 262 against 272-273 Mbit/s), but an execution costs "
-        "46 µs of a ~1 000-µs request, and dd is disk-bound. See cherkasova2007-web-1cpu, claim "
-        "E001-1, for the per-preemption cost the paper's own numbers imply."
+        "From the quick run with the switch-cost model on. Web and iperf now pass (best/worst "
+        "WC scheduler x1.21 and x1.26 on average: the schedulers differ in how often Dom0 and "
+        "the guest alternate, and each alternation costs both CPU). Disk fails (x1.01): dd is "
+        "disk-bound under every scheduler (claim E001-2), so the scheduler cannot change its "
+        "rate."
     ),
 }
 
