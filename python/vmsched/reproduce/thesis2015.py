@@ -55,7 +55,7 @@ PAPER = "The Xen scheduler thesis (2015)"
 #: Where the thesis experiments' explanations come from.
 THESIS_EXPLAINED_FROM = (
     "the full-length runs (`vmsched reproduce thesis2015-disk`, `-net`, `-oltp`, "
-    "`-enhanced`, 3 seeds) of the model at commit 77eca93, with 10-s targeted runs besides"
+    "`-enhanced`, 3 seeds) of the model at commit e020762, with 10-s targeted runs besides"
 )
 SCHEDULERS = ("credit", "sedf", "credit2")
 #: Xen 4.4.1 where the scheduler has it; vmsched's Credit2 starts at 4.8.
@@ -183,25 +183,25 @@ _LINK_BOUND = (
 
 EXPLAIN_DISK = {
     "44": (
-        "The 'at least 90 %' part holds, the ordering does not: Credit 90.4, SEDF 90.5, "
-        "Credit2 90.4 %. **Model.** " + _IDLE_HOST + " The ratio comes from the I/O path "
+        "The 'at least 90 %' part holds, the ordering does not: Credit, SEDF and Credit2 all "
+        "90.5 %. **Model.** " + _IDLE_HOST + " The ratio comes from the I/O path "
         "alone: the guest's block front end splits a 1-MiB record into 24 requests of 44 KiB "
         "(Linux 3.5 without indirect descriptors) against 2 × 512 KiB natively, each paying "
-        "`disk_request_us` (100 µs, an estimate): 87.6 % sequential, 93.2 % random (seeks "
+        "`disk_request_us` (100 µs, an estimate): 87.7 % sequential, 93.3 % random (seeks "
         "dominate). The paper's differences (Credit 93, SEDF 97, Credit2 94-99 %) would need "
         "costs of the schedulers on an idle host that differ by scheduler; the model charges "
         "every scheduler the same per-decision and per-switch costs, and with Dom0 idle the "
         "decisions are the same."
     ),
     "45": (
-        "Credit 0.04, SEDF 0.60, Credit2 0.02 % (paper 4-5, 41-45, 4-6 %). **Model and the "
+        "Credit 0.03, SEDF 1.15, Credit2 0.00 % (paper 4-5, 41-45, 4-6 %). **Model and the "
         "tools as they issue I/O.** "
         + _CFS_WAKE
         + " IOzone -I issues each 1 MiB record as one direct-I/O call, and Linux submits its "
         "24 blkfront requests together before waiting, so the guest's VCPU wakes once per "
         "record (about 22 ms of disk time): under SEDF (Xen 4.4: every domain best effort, VCPU "
         "i on PCPU i beside Dom0's CPU-test VCPU i, a best-effort wake does not preempt) it "
-        "waits a mean 170 µs, p99 311 µs (10-s S-write run), 0.8 % of a record; under Credit "
+        "waits a mean 170 µs, p99 311 µs (10-s S-write run), about 1 % of a record; under Credit "
         "and Credit2 it preempts at once (p50 0), save a few long Credit waits (max 39 ms). "
         "Measured alternative (not what Linux does): one 44 KiB request at a time, each issued "
         "from the guest's VCPU (`queue_depth` 1), gives SEDF 10.3 %, Credit and Credit2 0.4 % "
@@ -209,13 +209,13 @@ EXPLAIN_DISK = {
         "mechanism for SEDF's size beyond 'the overhead induced by its real-time processes'."
     ),
     "45-write": (
-        "Half the ordering: SEDF 0.82 % is above Credit 0.07 % by more than a tie, but "
-        "Credit2 (0.00 %) and Credit tie. **Model**, as in claim 45: the guest's VCPU waits "
+        "Half the ordering: SEDF 1.55 % is above Credit 0.00 % by more than a tie, but "
+        "Credit2 (-0.04 %) and Credit tie. **Model**, as in claim 45: the guest's VCPU waits "
         "once per 1 MiB record, within one 500-µs extra-time quantum under SEDF and not at all "
-        "under Credit and Credit2; every degradation is under one point."
+        "under Credit and Credit2; every degradation is under two points."
     ),
     "46": (
-        "**Model.** SEDF and Credit give the same 36 995 KB/s with Dom0 idle (mean over the four "
+        "**Model.** SEDF and Credit give the same 36 833 KB/s with Dom0 idle (mean over the four "
         "modes). The thesis puts SEDF's lower rate down to 'the overhead induced by its "
         "real-time processes', i.e. the scheduler's own CPU time; the model charges every "
         "scheduler the same `sched_invoke_ns` per decision and `sched_queue_op_ns` per queue "
@@ -260,18 +260,18 @@ EXPLAIN_NET = {
 
 EXPLAIN_OLTP = {
     "52a": (
-        "Reproduced. Dom0-native (1 020 tx/s) matches Appendix A's 1 013.7 by construction "
-        "(`oltp_txn_ns` is calibrated on it). DomU loses 6.2 % (957): every commit is a "
+        "Reproduced. Dom0-native (1 013 tx/s) matches Appendix A's 1 013.7 by construction "
+        "(`oltp_txn_ns` is calibrated on it). DomU loses 5.9 % (954): every commit is a "
         "16-KiB log write through blkback on Dom0's VCPU, which must preempt a busy guest "
-        "VCPU, and Credit 4.4's 1-ms rate limit holds that wake back. With Dom0 stressed (505 "
+        "VCPU, and Credit 4.4's 1-ms rate limit holds that wake back. With Dom0 stressed (502 "
         "tx/s, -47 %) Dom0's two CPU-test VCPUs and the guest's two VCPUs split the two PCPUs "
         "evenly (equal weights), so the guest runs at half its rate."
     ),
     "52b": (
-        "Not reproduced, by a hair: SEDF 984 → 494 tx/s, ratio 0.50 (paper 0.25, accepted "
+        "Not reproduced, by a hair: SEDF 978 → 491 tx/s, ratio 0.50 (paper 0.25, accepted "
         "0.06-0.5). **Model.** Under SEDF (Xen 4.4: every domain best effort) the guest's two "
         "VCPUs share the two PCPUs with Dom0's CPU-test VCPUs in 500-µs extra-time quanta and "
-        "get half the CPU (100 % of 200), so the rate halves, as under Credit (505) and "
+        "get half the CPU (100 % of 200), so the rate halves, as under Credit (502) and "
         "Credit2; blkback preempts Dom0's CPU test at once inside Dom0 (CFS), and the guest's "
         "wakes wait p50 410-440 µs, so the commits add little. A 75 % drop needs the guest to "
         "get a quarter of the CPU or each transaction to wait milliseconds for the driver "
@@ -279,7 +279,7 @@ EXPLAIN_OLTP = {
         "checked as SEDF."
     ),
     "52c": (
-        "Losses against Dom0-native: Credit 6.16, SEDF 3.41, Credit2 4.21 %: all minimal (the "
+        "Losses against Dom0-native: Credit 5.90, SEDF 3.29, Credit2 4.26 %: all minimal (the "
         "10 % bound holds) but SEDF, not Credit2, loses least. **Xen as coded**: the loss is "
         "the commit's wait for blkback on Dom0's VCPU while both PCPUs run guest VCPUs, and "
         "the schedulers let Dom0 in differently: Credit defers its wake by the 1-ms rate limit; "
