@@ -379,3 +379,34 @@ fn bad_parameters_are_rejected() {
     .unwrap_err();
     assert!(e.message.contains("did you mean 'socket'"), "{e}");
 }
+
+/// Before 4.10 (`4b6923acff`) a waker scores every busy PCPU whatever the
+/// rate limit, so the hog's PCPU is tickled and the hog keeps it only until
+/// its rate limit expires (`csched2_runtime`): the waker waits at most the
+/// 5 ms rate limit. From 4.10 the hog, inside its rate limit, is not scored,
+/// and the same wake waits for the hog's slice to end, up to 10 ms.
+#[test]
+fn before_4_10_a_waker_tickles_a_pcpu_inside_its_ratelimit() {
+    let old = run(&waker_scenario(
+        1,
+        "ratelimit_us = 5000\n        xen_version = \"4.8\"",
+        256,
+    ));
+    assert!(
+        latency_us(&old, "max") <= 5000.0 + 1e-6,
+        "4.8: at most the rate limit, max {}",
+        latency_us(&old, "max")
+    );
+    let new = run(&waker_scenario(
+        1,
+        "ratelimit_us = 5000\n        xen_version = \"4.10\"",
+        256,
+    ));
+    assert!(
+        latency_us(&new, "max") > 9000.0 && latency_us(&new, "p50") > latency_us(&old, "p50"),
+        "4.10 waits for the slice: max {} p50 {} against p50 {}",
+        latency_us(&new, "max"),
+        latency_us(&new, "p50"),
+        latency_us(&old, "p50")
+    );
+}

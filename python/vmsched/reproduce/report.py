@@ -328,6 +328,11 @@ def _binding_blocks(rep: Reproduction) -> list[Block]:
 DECISION_COUNTERS = {
     "comm_preferred": "sedf-comm: decisions that ran a VCPU other than SEDF's EDF head",
     "comm_no_slack": "sedf-comm: a more intensive VCPU passed over (no slack)",
+    "differs_from_credit": "credit-enhanced: decisions whose choice was not Credit's from the "
+    "same state (the running VCPU where Credit's rate limit would keep it, else the "
+    "run-queue head)",
+    "ratelimit_overrides": "credit-enhanced: of those, decisions Credit's rate limit would "
+    "have deferred",
     "supersedes": "credit-enhanced: decisions whose choice was not Credit's run-queue head",
     "moves_to_empty_pcpu": "credit-enhanced: queued VCPUs moved to an idle PCPU",
     "boost_promotions": "mcredit2: promotions of a domain to the boost",

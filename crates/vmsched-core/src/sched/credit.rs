@@ -1121,8 +1121,14 @@ impl Credit {
     /// First phase of `csched_schedule`: charge the previous VCPU and, if the
     /// rate limit keeps it running, return that decision; otherwise put it
     /// back in the run queue (or drop it from `nr_runnable` if it blocked).
-    /// Variants of Credit (`credit-enhanced`) run this phase as it is.
-    fn schedule_prev(&mut self, ctx: &mut SchedCtx, cpu: PcpuId) -> Option<Decision> {
+    /// Variants of Credit run this phase as it is (`credit-enhanced` without
+    /// the rate limit: `ratelimit` false).
+    fn schedule_prev(
+        &mut self,
+        ctx: &mut SchedCtx,
+        cpu: PcpuId,
+        ratelimit: bool,
+    ) -> Option<Decision> {
         let now = ctx.now();
         let c = ctx.current(cpu)?;
         let runtime = now.since(self.u(c).state_entry_time);
@@ -1130,8 +1136,7 @@ impl Credit {
         self.um(c).start_time -= now.0 as i64;
         self.um(c).last_sched_time = now;
         // Rate limit: let a VCPU that has just started keep running.
-        let yielded = self.u(c).yield_ && self.b.yield_bypasses_ratelimit;
-        if !yielded && self.ratelimit_ns > 0 && ctx.is_runnable(c) && runtime < self.ratelimit_ns {
+        if ratelimit && self.ratelimit_holds(ctx, c, runtime) {
             self.um(c).start_time += now.0 as i64;
             self.stat_ratelimited += 1;
             let slice = if !self.b.ratelimit_remaining {
@@ -1159,6 +1164,13 @@ impl Credit {
             self.um(c).yield_ = false;
         }
         None
+    }
+
+    /// Would the rate limit keep the running `c`, which has run `runtime_ns`
+    /// since it was switched in, at this decision?
+    fn ratelimit_holds(&self, ctx: &SchedCtx, c: VcpuId, runtime_ns: u64) -> bool {
+        let yielded = self.u(c).yield_ && self.b.yield_bypasses_ratelimit;
+        !yielded && self.ratelimit_ns > 0 && ctx.is_runnable(c) && runtime_ns < self.ratelimit_ns
     }
 
     /// Second phase: Credit's choice. The head of the local run queue, or,
@@ -1529,7 +1541,7 @@ impl Scheduler for Credit {
     }
 
     fn do_schedule(&mut self, ctx: &mut SchedCtx, cpu: PcpuId) -> Decision {
-        if let Some(keep) = self.schedule_prev(ctx, cpu) {
+        if let Some(keep) = self.schedule_prev(ctx, cpu, true) {
             return keep;
         }
         let (snext, migrated) = self.pick_next(ctx, cpu);

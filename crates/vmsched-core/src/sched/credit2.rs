@@ -41,7 +41,8 @@
 //! `smt_power_savings`; and `xen_version` (4.8 – 4.22), which selects the
 //! behaviour of a release: the slice without the preempted waiter (≤ 4.20),
 //! the old reset rule without a credit floor (≤ 4.13), no 16-PCPU run-queue
-//! limit (≤ 4.13), no caps (≤ 4.9), no soft affinity (4.8).
+//! limit (≤ 4.13), no caps (≤ 4.9), wakers tickle a PCPU whose VCPU is
+//! still inside its rate limit (≤ 4.9), no soft affinity (4.8).
 //!
 //! Deviations from Xen: no tasklets, no cpupools, one NUMA node per socket,
 //! `sched-gran=cpu` only; lock try-failures never happen, so the fallbacks
@@ -944,9 +945,15 @@ impl Credit2 {
         ctx.tickle(cpu);
     }
 
-    /// May the running `cur` be preempted (it ran past the rate limit, minus tolerance)?
+    /// May the running `cur` be preempted (it ran past the rate limit, minus
+    /// tolerance)? `is_preemptable` came with 4.10 (`4b6923acff`, Aug 2017):
+    /// before it every busy PCPU is scored, and a tickled PCPU whose VCPU is
+    /// inside its rate limit keeps it only until the limit expires
+    /// (`csched2_runtime`), so the waker runs then rather than at the end of
+    /// the current VCPU's slice.
     fn preemptable(&self, cur: VcpuId, now: Time) -> bool {
-        if self.ratelimit_ns <= RATELIMIT_TICKLE_TOLERANCE_NS {
+        if !self.since(Version::new(4, 10)) || self.ratelimit_ns <= RATELIMIT_TICKLE_TOLERANCE_NS
+        {
             return true;
         }
         now.since(self.u(cur).state_entry_time) as i64

@@ -209,7 +209,7 @@ pub(super) const IOZONE: WorkloadInfo = WorkloadInfo {
             "",
             ParamKind::Int { min: 0, max: 1_000_000 },
             Default::Int(0),
-            "Requests of a record in flight at once; 0 = all of them together (the original model), 1 = one at a time (a synchronous stream of single requests).",
+            "Requests of a record in flight at once; 0 = all of them together (Linux's direct I/O submits a call's bios before waiting), 1 = one at a time (a synchronous stream of single requests: the guest's VCPU runs its front end to issue each next one).",
         ),
     ],
     metrics: &["throughput_kb_s", "records", "requests"],
@@ -237,6 +237,10 @@ pub(super) const IOZONE: WorkloadInfo = WorkloadInfo {
     },
     jobs: None,
 };
+
+/// IOzone's work items: a record's first requests, and one later request.
+const RECORD: u32 = 0;
+const NEXT_REQUEST: u32 = 1;
 
 struct Iozone {
     write: bool,
@@ -281,11 +285,21 @@ impl Iozone {
                 next
             }
         };
-        let nreq = self.record.div_ceil(self.chunk(g));
+        self.push_record_cpu(g);
+    }
+
+    /// The guest's front-end CPU for the requests issued when a record starts:
+    /// all of them together (queue depth 0), or the first `queue_depth`; each
+    /// later one is issued by the guest as an earlier one completes.
+    fn push_record_cpu(&self, g: &mut GuestCtx) {
+        let mut nreq = self.record.div_ceil(self.chunk(g));
+        if self.queue_depth > 0 {
+            nreq = nreq.min(u64::from(self.queue_depth));
+        }
         let cpu = g.disk_cpu_ns(nreq);
         g.push(WorkItem {
             remaining_ns: cpu,
-            tag: 0,
+            tag: RECORD,
         });
     }
 
@@ -314,25 +328,31 @@ impl Workload for Iozone {
         self.pos = self.file;
         if !self.random {
             self.pos = 0;
-            let nreq = self.record.div_ceil(self.chunk(g));
-            let cpu = g.disk_cpu_ns(nreq);
-            g.push(WorkItem {
-                remaining_ns: cpu,
-                tag: 0,
-            });
+            self.push_record_cpu(g);
         } else {
             self.next_record(g, rng);
         }
     }
 
-    fn work_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, _vcpu: u32, _tag: u32) {
-        self.issued_to = 0;
+    fn work_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, _vcpu: u32, tag: u32) {
+        if tag == RECORD {
+            self.issued_to = 0;
+        }
         self.issue(g);
     }
 
     fn io_done(&mut self, g: &mut GuestCtx, rng: &mut Rng, _kind: IoKind, _token: u64) {
         self.outstanding -= 1;
-        self.issue(g);
+        if self.issued_to < self.record {
+            // A request of the record is still to go (queue depth 1 or more):
+            // the guest's front end issues it when its VCPU runs.
+            let cpu = g.disk_cpu_ns(1);
+            g.push(WorkItem {
+                remaining_ns: cpu,
+                tag: NEXT_REQUEST,
+            });
+            return;
+        }
         if self.outstanding > 0 {
             return;
         }
