@@ -162,7 +162,10 @@ MCREDIT2 = Experiment(
         "sysbench's 4 leave PCPUs idle; 64 threads about 5.3, more than the 4 left. Each "
         "thread starts at a random point of its first cycle (seeded). The earlier reading "
         "(4 or 8 busy loops in total, alternating every second) kept all 8 PCPUs busy in "
-        "the 'sufficient' case, against the case's name.",
+        "the 'sufficient' case, against the case's name. Sensitivity of the 18-ms estimate "
+        "(quick runs, mean idle PCPUs under Credit / Credit2 / Mcredit2, sufficient; "
+        "insufficient): 9 ms, 2.6 / 2.6 / 2.6; 1.4 / 2.0 / 1.8; 36 ms, 0.9 / 1.0 / 0.5; 0.0 "
+        "for all: the sufficient case leaves PCPUs idle over the whole range.",
         "sysbench: 'the maximum decimal value is 10,000 and the request ... occurs 100,000 "
         "times', with 4 threads: 25,000 requests per thread of about 1 ms each on an "
         "i7-2600 (an outside estimate; the paper gives no time), so `work_ms` = 25,000 per "
