@@ -245,60 +245,59 @@ def _claim_35(t: Table) -> Verdict:
 
 #: Why Credit's web results stop depending on Dom0's weight from ratio 1 on.
 _CREDIT_FLAT = (
-    "Under Credit (3.0.3, no ratelimit) Dom0 needs about 45.6 % of the CPU at the saturated "
+    "Under Credit (3.0.3, no ratelimit) Dom0 needs about 46 % of the CPU at the saturated "
     "rate. At ratio 0.5 that is more than its 33.3 % entitlement: Dom0 goes OVER, waits "
-    "runnable for the guest's 30-ms slice (66 % of the time) and serves the packets in "
-    "batches (1,018 req/s, Dom0 33.4 %). From ratio 1 its entitlement (50 % and up) covers "
-    "its demand: it is UNDER at every wake, boosted, and preempts the guest at once, and a "
-    "larger weight changes nothing further (Dom0 45.6, 45.0, 45.7, 45.7, 45.7 % at 1-3; "
-    "the runs at 2, 2.5 and 3 are identical: 766 req/s)."
+    "runnable for the guest's 30-ms slice (65 % of the time) and serves the packets in "
+    "batches, each switch's refill paid once per batch (947 req/s, Dom0 35.2 %). From "
+    "ratio 1 its entitlement (50 % and up) covers its demand: it is UNDER at every wake, "
+    "boosted, and preempts the guest at once, and a larger weight changes nothing further "
+    "(Dom0 45.7, 45.8, 46.3, 46.2, 46.2 % at 1-3; 585, 582, 569, 570, 570 req/s)."
 )
 
 EXPLAIN = {
     "32": (
-        "Fails on Credit only. SEDF falls at every step, 1,020 → 868 → 836 → 817 → 775 → 758 "
-        "req/s (x1.35, paper x1.63, within the accepted range): its slice for Dom0 grows with "
-        "the ratio and Dom0 runs more often (runnable-waiting 67 % at 0.5, 38 % at 2), each "
-        "execution costing switch work. **Model / profile**: "
+        "Fails on Credit's last two steps only. SEDF falls at every step, 933 → 770 → 695 → "
+        "666 → 622 → 613 req/s (x1.52, paper x1.63): its slice for Dom0 grows with the ratio "
+        "and Dom0 runs more often (runnable-waiting 65 % at 0.5, 37 % at 2), each execution "
+        "paying the switch's refill. Credit falls x1.66 (paper x1.94, within the accepted "
+        "range), but stops at ratio 2. **Model**: "
         + _CREDIT_FLAT
-        + " Credit's x1.33 is just under the accepted 1.39. The paper's further decline after "
-        "the cliff (510 → 456) needs a Dom0 demand close to 50 %, over its entitlement at "
-        "ratio 1 part of the time and less at higher ratios; with `cherkasova2007`'s "
-        "per-packet costs (owned by r2-cherk) the demand is 45.6 %. On Credit 4.2-4.5 (1-ms "
-        "ratelimit) the sweep is flat (940 → 907, quick): the ratelimit holds back every "
-        "boosted wake the same way, which is why the chapter's tree is taken as Cherkasova's."
+        + " The paper's further decline after the cliff (510 → 486 → 472 → 460 → 456) needs "
+        "a Dom0 that is still over its entitlement part of the time at ratios 1-2.5, i.e. "
+        "a Dom0 demand closer to 50 % than the 46 % of `cherkasova2007`'s costs. On Credit "
+        "4.2-4.5 (1-ms ratelimit) the sweep is flat (940 → 907, quick, earlier profile): "
+        "the ratelimit holds back every boosted wake the same way, which is why the "
+        "chapter's tree is taken as Cherkasova's."
     ),
     "33": (
-        "The cliff is there: Credit 1,018 → 768 (x1.33, accepted 1.32-3.02) against SEDF's "
-        "1,020 → 868 (x1.17, as in the paper), and SEDF is ahead at ratios 1-2.5 (by 101, "
-        "55, 51, 9 req/s). It fails on the two ends. At 0.5 both schedulers give Dom0 "
-        "exactly its third (33.3 and 33.4 %) and the guest the rest, so they tie (1,018 vs "
-        "1,020; the paper has Credit ahead, 886 vs 835). At 3 SEDF (758) falls below Credit "
-        "(766), which stopped moving at ratio 1. **Model / profile**: " + _CREDIT_FLAT
+        "Reproduced with the `cherkasova2007` switch costs on: Credit 947 → 585 at the cliff "
+        "(x1.62, paper x1.74) against SEDF's 933 → 770 (x1.21, paper x1.17); Credit ahead "
+        "only at 0.5 (947 vs 933), SEDF ahead at every ratio from 1 (by 184, 113, 97, 53, 43 "
+        "req/s). " + _CREDIT_FLAT
     ),
     "34": (
-        "Fails on all three points. **Model / setup**: the stream needs Dom0 at about 70 % and "
-        "the guest at about 30 % of the CPU. Credit at 0.5 (Dom0 entitled 33 %) keeps Dom0 OVER "
-        "and waiting (23 % of the time): 254 Mbit/s, below ratio 1's 290, where the paper is "
-        "highest at 0.5 (220). From 1 on the guest's entitlement shrinks (50 → 25 %) below "
-        "its need and the guest goes OVER, so its wakes are no longer boosted: 290 → 273 → "
-        "229 → 203 → 155 (the paper's decline, steeper). SEDF's guest slice shrinks with the "
-        "ratio (6.7 ms of 10 at 0.5, 2.5 ms at 3); once it is below the guest's 30 % need "
-        "(from 1.5) the guest lives on extra time: 280 → 280 → 232 → 196 → 203 → 206 (x1.43, "
-        "the paper's SEDF is flat 234-255). The chapter does not say how a weight ratio maps "
-        "to SEDF's slices (taken as slices filling the period in the ratio, as for "
-        "Cherkasova's rows); a guest reservation that never falls below its need would keep "
-        "SEDF flat."
+        "Credit's part holds: it falls at every step, 247 → 233 → 209 → 175 → 159 → 145 "
+        "Mbit/s (paper 220 → 188), as the guest's entitlement (66.7 → 25 %) shrinks below "
+        "its ~31-33 % need and the guest, OVER, is no longer boosted on its wakes. SEDF's "
+        "fails: 238 → 242 → 190 → 130 → 147 → 132 (x1.87; the paper's is flat, 234-255, and "
+        "ahead of Credit by 14-25 %). **Setup / model**: SEDF's guest slice shrinks with the "
+        "ratio (6.7 ms of every 10 at 0.5, 2.5 ms at 3); once it is below the guest's ~30 % "
+        "need (from 1.5) the guest runs on extra time and the stream's round trips wait "
+        "for it (host 91-93 % busy, nothing saturated from ratio 2). The chapter does not "
+        "say how a weight ratio maps to SEDF (slices filling the period in the ratio, as "
+        "for Cherkasova's rows; SEDF's weight mode, `xm sched-sedf -w`, was tried and "
+        "gives the same throughput at every ratio on 3.0.2). A guest reservation that "
+        "never falls below its need would keep SEDF flat."
     ),
     "35": (
-        "Fails on one point: SEDF and Credit agree within 2.0 % (paper ~4 %), but neither rises "
-        "with Dom0's weight (SEDF 36.7-37.1, Credit 37.4 MB/s at every ratio; paper +8 % and "
+        "Fails on one point: SEDF and Credit agree within 1.1 % (paper ~4 %), but neither rises "
+        "with Dom0's weight (SEDF 36.5-36.6, Credit 36.9 MB/s at every ratio; paper +8 % and "
         "+14 %). **Setup, from the text**: dd is the only load (the chapter's setup is dd in "
         "the guest, Dom0 otherwise idle). It is bound by the disk and its read-ahead round "
-        "trip (disk 74-75 % busy; the host 22 % busy: guest 18.7 %, Dom0 3.3 %), so no domain "
-        "ever waits for the CPU and no weight can bind: the sweep is flat by construction. "
-        "The paper's mild rise implies Dom0 was contended in its dd runs, by something its "
-        "text does not describe."
+        "trip (disk 73 % busy; the host 23 % busy: guest 19.3 %, Dom0 3.6-4.0 %), so no "
+        "domain ever waits for the CPU and no weight can bind: the sweep is flat by "
+        "construction. The paper's mild rise implies Dom0 was contended in its dd runs, by "
+        "something its text does not describe."
     ),
 }
 
