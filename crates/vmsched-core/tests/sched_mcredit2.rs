@@ -211,3 +211,82 @@ fn invariants_and_determinism() {
     check_invariants(&toml, 1_000_000);
     assert!(counter(&run(&toml), "boost_promotions") > 10);
 }
+
+/// Kang & Lee's experiment as its Algorithm 3 loads it: sysbench's 4 threads
+/// in Domain_1 and, in each of Domains 2-9, `n` threads that each count to
+/// ten million (about 18 ms of an i7-2600's time) and then sleep 200 ms. With
+/// n = 4 ("sufficient idle processors") the neighbours ask for about 32 ×
+/// 18 / 218 ≈ 2.6 PCPUs, so with sysbench's 4 the 8 hardware threads are not
+/// all busy: PCPUs stay idle. With n = 8 ("insufficient") they ask for about
+/// 5.3, more than the 4 sysbench leaves, and fewer PCPUs stay idle.
+#[test]
+fn sufficient_idle_case_leaves_pcpus_idle_and_insufficient_fewer() {
+    let idle_pcpus = |n: u32| {
+        let mut s = String::from(
+            "[host]\ntopology = { sockets = 1, cores = 4, threads = 2 }\n[scheduler]\nname = \"mcredit2\"\n[run]\nduration_s = 6\nwarmup_s = 1\nseed = 5\n",
+        );
+        s += "[[domain]]\nname = \"d1\"\nvcpus = 4\n[domain.workload]\nkind = \"sysbench-cpu\"\nthreads = 4\nwork_ms = 2000\nrepeat = true\n";
+        for i in 2..=9 {
+            s += &format!(
+                "[[domain]]\nname = \"d{i}\"\nvcpus = 4\n[domain.workload]\nkind = \"work-sleep\"\nthreads = {n}\nwork_ms = 18\nsleep_ms = 200\n"
+            );
+        }
+        let sum = run(&s);
+        let pcpus = sum["host"]["pcpus_detail"].as_array().unwrap();
+        pcpus
+            .iter()
+            .map(|p| 100.0 - p["busy_pct"].as_f64().unwrap())
+            .sum::<f64>()
+            / 100.0
+    };
+    let (sufficient, insufficient) = (idle_pcpus(4), idle_pcpus(8));
+    assert!(
+        sufficient > 0.8,
+        "sufficient case: {sufficient:.2} idle PCPUs on average"
+    );
+    assert!(
+        insufficient < sufficient - 0.5,
+        "insufficient {insufficient:.2} vs sufficient {sufficient:.2} idle PCPUs"
+    );
+}
+
+/// `work-sleep`, the load test's thread: alone on a PCPU it is busy
+/// work / (work + sleep) of the time; squeezed onto a PCPU with a hog it
+/// stretches its bursts instead of piling up work, so its cycle lengthens and
+/// it finishes fewer bursts, none left queued.
+#[test]
+fn work_sleep_sleeps_after_its_work_and_stretches_under_contention() {
+    let toml = |hog: bool| {
+        let mut s = String::from(
+            "[host]\npcpus = 1\n[scheduler]\nname = \"credit2\"\n[run]\nduration_s = 11\nwarmup_s = 1\n[[domain]]\nname = \"w\"\n[domain.workload]\nkind = \"work-sleep\"\nwork_ms = 20\nsleep_ms = 80\nrandom_phase = false\n",
+        );
+        if hog {
+            s += "[[domain]]\nname = \"hog\"\n[domain.workload]\nkind = \"cpu-hog\"\n";
+        }
+        s
+    };
+    let alone = run(&toml(false));
+    assert_near("CPU % alone", cpu_pct(&alone, "w"), 20.0, 0.5);
+    let cycle = |s: &serde_json::Value| {
+        domain(s, "w")["workload"]["mean_cycle_ms"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_near("cycle alone (ms)", cycle(&alone), 100.0, 0.5);
+    let shared = run(&toml(true));
+    assert!(
+        cycle(&shared) > 105.0,
+        "cycle with a hog: {} ms",
+        cycle(&shared)
+    );
+    let bursts = |s: &serde_json::Value| domain(s, "w")["workload"]["bursts"].as_u64().unwrap();
+    assert!(bursts(&shared) < bursts(&alone));
+    // Each burst's work is done: the CPU it got is its bursts' work.
+    let work_pct = bursts(&shared) as f64 * 20.0 / 10_000.0 * 100.0;
+    assert_near(
+        "CPU % = bursts × work",
+        cpu_pct(&shared, "w"),
+        work_pct,
+        0.6,
+    );
+}

@@ -51,8 +51,9 @@ PAPER = "The dynamic-weight Credit thesis chapter"
 SCHEDULERS = ("sedf", "credit")
 #: "Weight ratio of host domain to guest domain".
 RATIOS = (0.5, 1, 1.5, 2, 2.5, 3)
-#: The chapter names no release; 4.5 is the last with both SEDF and Credit.
-XEN_VERSION = {"sedf": "4.5", "credit": "4.5"}
+#: The chapter names no release; its setup is the one of the experiment it mirrors
+#: (Cherkasova et al. 2007, E001-2), so are its trees: those of `cherkasova2007-*`.
+XEN_VERSION = {"sedf": "3.0.2", "credit": "3.0.3"}
 #: SEDF's period is not given: 10 ms, as in the Cherkasova reproductions.
 PERIOD_MS = 10
 #: NWC: "The cap is set to 50 for the guest domain"; Dom0 is uncapped.
@@ -242,54 +243,61 @@ def _claim_35(t: Table) -> Verdict:
 
 # ----- explanations (written from the full-length runs; see docs/reproduce.md) ------------------
 
-#: Why Credit 4.5's web results do not depend on Dom0's weight.
+#: Why Credit's web results stop depending on Dom0's weight from ratio 1 on.
 _CREDIT_FLAT = (
-    "Under Credit (Xen 4.5) Dom0 needs 32.3 % of the CPU at the saturated rate, less than its "
-    "entitlement at every ratio (33.3 % at 0.5), so it is never OVER: every Dom0 wake is "
-    "BOOSTed and deferred by the same 1-ms ratelimit (wake latency p50 1.0 ms, 590 executions/s "
-    "at every ratio), the same schedule whatever the weight (982 req/s)."
+    "Under Credit (3.0.3, no ratelimit) Dom0 needs about 46 % of the CPU at the saturated "
+    "rate. At ratio 0.5 that is more than its 33.3 % entitlement: Dom0 goes OVER, waits "
+    "runnable for the guest's 30-ms slice (65 % of the time) and serves the packets in "
+    "batches, each switch's refill paid once per batch (947 req/s, Dom0 35.2 %). From "
+    "ratio 1 its entitlement (50 % and up) covers its demand: it is UNDER at every wake, "
+    "boosted, and preempts the guest at once, and a larger weight changes nothing further "
+    "(Dom0 45.7, 45.8, 46.3, 46.2, 46.2 % at 1-3; 585, 582, 569, 570, 570 req/s)."
 )
 
 EXPLAIN = {
     "32": (
-        "**Model**, and **Xen as coded** for Credit. "
+        "Fails on Credit's last two steps only. SEDF falls at every step, 933 → 770 → 695 → "
+        "666 → 622 → 613 req/s (x1.52, paper x1.63): its slice for Dom0 grows with the ratio "
+        "and Dom0 runs more often (runnable-waiting 65 % at 0.5, 37 % at 2), each execution "
+        "paying the switch's refill. Credit falls x1.66 (paper x1.94, within the accepted "
+        "range), but stops at ratio 2. **Model**: "
         + _CREDIT_FLAT
-        + " SEDF falls 973 → 899 req/s, monotonically but for ties at 0.5 → 1 (973 → 971) "
-        "and 1.5 → 2 (949 → 945), and by x1.08 (paper 1.63): a larger slice lets Dom0 run "
-        "more often (100 → 900 executions/s), each execution costing 46 µs of a ~1 000-µs "
-        "request — the bound of cherkasova2007-web-1cpu, claim E001-1. The chapter's hardware "
-        "is missing; the Cherkasova profile is used."
+        + " The paper's further decline after the cliff (510 → 486 → 472 → 460 → 456) needs "
+        "a Dom0 that is still over its entitlement part of the time at ratios 1-2.5, i.e. "
+        "a Dom0 demand closer to 50 % than the 46 % of `cherkasova2007`'s costs. On Credit "
+        "4.2-4.5 (1-ms ratelimit) the sweep is flat (940 → 907, quick, earlier profile): "
+        "the ratelimit holds back every boosted wake the same way, which is why the "
+        "chapter's tree is taken as Cherkasova's."
     ),
     "33": (
-        "**Calibration / paper** (the setup chapter is missing) and the **model**. The Credit "
-        "cliff needs Dom0 to be OVER, not boosted, at ratio 0.5 and boosted at every wake from "
-        "ratio 1, i.e. a Dom0 demand between its entitlements at 0.5 and 1 (33.3 and 50 %). The "
-        "profile's Dom0 costs (`net_rx_ns`/`net_tx_ns` 18 µs, derived from Cherkasova's Table 1 "
-        "for another testbed) put the demand at 32.3 %, just under, so nothing changes from 0.5 "
-        "to 1 (983 → 982). A probe with 22-µs packets (Dom0 at 35 %) shows the mechanism — Dom0 "
-        "runs 93 times/s at 0.5 against 550 at 1 — but throughput moves only 943 → 921 (x1.02), "
-        "bounded by the per-execution cost. SEDF declines gradually (973 → 971), but is below "
-        "Credit at every ratio (by 10-83 req/s), the opposite of the paper."
+        "Reproduced with the `cherkasova2007` switch costs on: Credit 947 → 585 at the cliff "
+        "(x1.62, paper x1.74) against SEDF's 933 → 770 (x1.21, paper x1.17); Credit ahead "
+        "only at 0.5 (947 vs 933), SEDF ahead at every ratio from 1 (by 184, 113, 97, 53, 43 "
+        "req/s). " + _CREDIT_FLAT
     ),
     "34": (
-        "Fails on one of three points. SEDF beats Credit at every ratio (by 2-7 %, paper "
-        "14-25 %) and is nearly flat (249-262 Mbit/s, x1.05), as in the paper; Credit does not "
-        "fall (244.0 Mbit/s at every ratio). **Xen as coded** and the **model**: Credit's stream "
-        "is window-limited, not CPU-limited (Dom0 63 % + guest 27 % = 90 %): the 87 380-byte "
-        "window over a round trip of about 2.9 ms that includes Dom0's wake, held back by the "
-        "1-ms ratelimit of Credit 4.2+ (p50 0.56 ms, 745 executions/s). The weight changes "
-        "Dom0's priority (3 000-8 200 boosts) but not when it runs, so the rate is the same to "
-        "four digits. SEDF is ahead because its Dom0 wakes at once (p50 0-0.14 ms, 925-1 233 "
-        "executions/s)."
+        "Credit's part holds: it falls at every step, 247 → 233 → 209 → 175 → 159 → 145 "
+        "Mbit/s (paper 220 → 188), as the guest's entitlement (66.7 → 25 %) shrinks below "
+        "its ~31-33 % need and the guest, OVER, is no longer boosted on its wakes. SEDF's "
+        "fails: 238 → 242 → 190 → 130 → 147 → 132 (x1.87; the paper's is flat, 234-255, and "
+        "ahead of Credit by 14-25 %). **Setup / model**: SEDF's guest slice shrinks with the "
+        "ratio (6.7 ms of every 10 at 0.5, 2.5 ms at 3); once it is below the guest's ~30 % "
+        "need (from 1.5) the guest runs on extra time and the stream's round trips wait "
+        "for it (host 91-93 % busy, nothing saturated from ratio 2). The chapter does not "
+        "say how a weight ratio maps to SEDF (slices filling the period in the ratio, as "
+        "for Cherkasova's rows; SEDF's weight mode, `xm sched-sedf -w`, was tried and "
+        "gives the same throughput at every ratio on 3.0.2). A guest reservation that "
+        "never falls below its need would keep SEDF flat."
     ),
     "35": (
-        "Fails on one point: SEDF and Credit agree within 2.0 % (paper ~4 %), but neither rises "
-        "with Dom0's weight (SEDF 36.7-37.1, Credit 37.4 MB/s at every ratio; paper +8 % and "
-        "+14 %). **Model / calibration**: dd is bound by the disk and its read-ahead round trip "
-        "(one 128-KiB request at a time; guest 18.9 %, Dom0 3.3 % of the CPU), so neither domain "
-        "competes for the CPU and the weight never binds. The paper's mild rise implies Dom0's "
-        "CPU was contended in its dd runs, which the estimated dd costs (`guest_disk_ns`, "
-        "`disk_read_ns` 20 µs) do not produce."
+        "Fails on one point: SEDF and Credit agree within 1.1 % (paper ~4 %), but neither rises "
+        "with Dom0's weight (SEDF 36.5-36.6, Credit 36.9 MB/s at every ratio; paper +8 % and "
+        "+14 %). **Setup, from the text**: dd is the only load (the chapter's setup is dd in "
+        "the guest, Dom0 otherwise idle). It is bound by the disk and its read-ahead round "
+        "trip (disk 73 % busy; the host 23 % busy: guest 19.3 %, Dom0 3.6-4.0 %), so no "
+        "domain ever waits for the CPU and no weight can bind: the sweep is flat by "
+        "construction. The paper's mild rise implies Dom0 was contended in its dd runs, by "
+        "something its text does not describe."
     ),
 }
 
@@ -311,7 +319,15 @@ DOM0_RATIO = Experiment(
         "The chapter's setup chapter is missing: one PCPU, one VCPU per domain and the "
         "`cherkasova2007` platform profile are taken from the experiment it mirrors "
         "(Cherkasova et al. 2007, E001-2), whose throughputs are of the same magnitude.",
-        'Xen release: not given; `xen_version` "4.5", the last release with both SEDF and Credit.',
+        "Xen release: not given (the setup chapter is missing; 'xenserver'). The chapter "
+        "mirrors Cherkasova et al. 2007's E001-2 (same workloads, same ratios' meaning, its "
+        "discussion nearly word for word) and its throughputs are of that testbed's "
+        "magnitude (web 886 req/s for 10-KB files, Cherkasova's 1-GHz PIII 934), so its "
+        "trees are the ones the Cherkasova reproductions use: SEDF as in 3.0.2 (the "
+        "short-block rule of Cherkasova's rows, `cherkasova2007-*`), Credit 3.0.3. "
+        "Sensitivity (quick runs): on Credit 4.2-4.5 the 1-ms ratelimit holds back "
+        "every boosted Dom0 wake the same way whatever the weight, and the web sweep is "
+        "flat (940 -> 907 req/s); on 4.1 (no ratelimit) it behaves as on 3.0.3.",
         "Weights: Credit `weight` 256 x ratio for Dom0 and 256 for the guest; SEDF `slice` = "
         f"{PERIOD_MS} ms x w / sum w per domain (the period is not given: {PERIOD_MS} ms as in "
         "the Cherkasova reproductions), so the two slices fill the period.",

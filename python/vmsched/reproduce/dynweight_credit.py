@@ -40,19 +40,28 @@ from vmsched.scenario import Scenario
 EXP_ID = "dynweight-credit"
 PAPER = "The dynamic-weight Credit thesis chapter"
 SCHEDULERS = ("credit", "credit-dynweight")
-#: The chapter names no release; 4.5 as in `dynweight-dom0-ratio` (the last release with
-#: both of the chapter's schedulers). The dynamic-weight rule runs on any of Credit's.
-XEN_VERSION = "4.5"
+#: The chapter names no release; 3.0.3 as in `dynweight-dom0-ratio` (the tree of the
+#: experiment the chapter mirrors). The dynamic-weight rule runs on any of Credit's.
+XEN_VERSION = "3.0.3"
 #: "a workload ratio of 20%, 60% and 80%" and "10%, 15% and 90%".
 LOADS = {"20/60/80": (20, 60, 80), "10/15/90": (10, 15, 90)}
 DOMAINS = ("domain1", "domain2", "domain3")
-#: One busy/idle cycle of the load generator (the chapter names none; 100 ms is the
-#: usual cycle of duty-cycle CPU load generators).
+#: One cycle of the load generator (the chapter names none; 100 ms is the usual cycle of
+#: CPU load generators and `duty-cycle`'s default).
 CYCLE_MS = 100.0
-#: Single-VCPU guests on one PCPU: the loads add up to more than one PCPU (160 % and
-#: 115 %), so the shares are contended.
+#: Single-VCPU guests on one PCPU, every one at Credit's default weight.
 PCPUS = 1
-
+WEIGHT = 256
+#: How a guest's "workload ratio" becomes CPU demand (docs/schedulers/credit-dynweight.md):
+#: - `allocation` (the chapter's words, "a workload ratio of 20% ... of the CPU they were
+#:   allocated"): the guest asks for that share of the CPU the scheduler allocates it, its
+#:   weight's part of the PCPU (a third each at equal weights), as work that arrives every
+#:   cycle (`duty-cycle`). No guest asks for more than its allocation, so plain Credit gives
+#:   every guest what it asks for.
+#: - `vcpu` (a sensitivity case, the earlier reading): the guest is busy that share of
+#:   wall-clock time on its own VCPU (`transient`), 160 % and 115 % of the one PCPU in
+#:   total, so the loads contend and the scheduler decides the shares.
+LOAD_MODELS = ("allocation", "vcpu")
 #: 120 s, sampled every 10 s (quick: 6 s, every 2 s).
 FULL = Timing(duration_s=120, warmup_s=0)
 QUICK = Timing(duration_s=6, warmup_s=0, quick=True)
@@ -75,8 +84,15 @@ def target(loads: str) -> tuple[float, ...]:
     return tuple(100 * v / sum(values) for v in values)
 
 
-def _scenario(sched: str, loads: str, t_s: float, sample_s: float, seed: int) -> Scenario:
-    params = {"loads": loads, "t_s": t_s}
+def allocation_pct(n_domains: int = len(DOMAINS)) -> float:
+    """A guest's allocation at equal weights: its weight's part of the PCPUs, in % of one."""
+    return 100.0 * PCPUS * WEIGHT / (WEIGHT * n_domains)
+
+
+def _scenario(
+    sched: str, loads: str, model: str, t_s: float, sample_s: float, seed: int
+) -> Scenario:
+    params = {"loads": loads, "load_model": model, "t_s": t_s}
     sc = Scenario(
         pcpus=PCPUS,
         scheduler={"name": sched, "xen_version": XEN_VERSION},
@@ -87,17 +103,23 @@ def _scenario(sched: str, loads: str, t_s: float, sample_s: float, seed: int) ->
         source=run_source(EXP_ID, sched, params),
     )
     for i, (name, pct) in enumerate(zip(DOMAINS, LOADS[loads], strict=True)):
-        on = CYCLE_MS * pct / 100
-        sc.add_domain(
-            name,
-            workload={
+        if model == "allocation":
+            workload: dict[str, Any] = {
+                "kind": "duty-cycle",
+                "threads": 1,
+                "util_pct": round(pct * allocation_pct() / 100, 6),
+                "period_ms": CYCLE_MS,
+            }
+        else:
+            on = CYCLE_MS * pct / 100
+            workload = {
                 "kind": "transient",
                 "threads": 1,
                 "on_ms": on,
                 "off_ms": CYCLE_MS - on,
                 "offset_ms": round(i * CYCLE_MS / len(DOMAINS), 3),
-            },
-        )
+            }
+        sc.add_domain(name, sched={"weight": WEIGHT}, workload=workload)
     return sc
 
 
@@ -110,11 +132,13 @@ def _times(timing: Timing) -> list[float]:
 def _grid(timing: Timing) -> list[Run]:
     step = SAMPLE_S[timing.quick]
     runs = []
-    for loads in LOADS:
-        for sched in SCHEDULERS:
-            for t in _times(timing):
-                sc = _scenario(sched, loads, t, step, timing.seed)
-                runs.append(Run(sched, {"loads": loads, "t_s": t}, sc))
+    for model in LOAD_MODELS:
+        for loads in LOADS:
+            for sched in SCHEDULERS:
+                for t in _times(timing):
+                    sc = _scenario(sched, loads, model, t, step, timing.seed)
+                    params = {"loads": loads, "load_model": model, "t_s": t}
+                    runs.append(Run(sched, params, sc))
     return runs
 
 
@@ -123,30 +147,34 @@ def _measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
 
 
 def _derive(t: Table) -> list[tuple[str, dict[str, Any], str, float]]:
-    """Per scheduler and load mix: the mean share over the samples, and the mean distance
-    (points) of every sample's shares, as parts of the CPU the three used, from the
+    """Per load model, scheduler and load mix: the mean share over the samples, and the mean
+    distance (points) of every sample's shares, as parts of the CPU the three used, from the
     chapter's expected shares."""
     out = []
-    for loads in LOADS:
-        goal = target(loads)
-        for sched in SCHEDULERS:
-            samples: dict[str, list[float]] = {}
-            for d in DOMAINS:
-                for r in t.where(f"{d}_share_pct", scheduler=sched, loads=loads):
-                    if "t_s" in r.params:
-                        samples.setdefault(r.params["t_s"], []).append(r.simulated)
-            if not samples:
-                continue
-            for k, d in enumerate(DOMAINS):
-                values = [v[k] for v in samples.values()]
-                out.append((sched, {"loads": loads}, f"{d}_share_pct", sum(values) / len(values)))
-            dist = [
-                abs(100 * v / sum(shares) - goal[k])
-                for shares in samples.values()
-                for k, v in enumerate(shares)
-                if sum(shares) > 0
-            ]
-            out.append((sched, {"loads": loads}, "distance_pts", sum(dist) / len(dist)))
+    for model in LOAD_MODELS:
+        for loads in LOADS:
+            goal = target(loads)
+            for sched in SCHEDULERS:
+                samples: dict[str, list[float]] = {}
+                for d in DOMAINS:
+                    for r in t.where(
+                        f"{d}_share_pct", scheduler=sched, loads=loads, load_model=model
+                    ):
+                        if "t_s" in r.params:
+                            samples.setdefault(r.params["t_s"], []).append(r.simulated)
+                if not samples:
+                    continue
+                where = {"loads": loads, "load_model": model}
+                for k, d in enumerate(DOMAINS):
+                    values = [v[k] for v in samples.values()]
+                    out.append((sched, where, f"{d}_share_pct", sum(values) / len(values)))
+                dist = [
+                    abs(100 * v / sum(shares) - goal[k])
+                    for shares in samples.values()
+                    for k, v in enumerate(shares)
+                    if sum(shares) > 0
+                ]
+                out.append((sched, where, "distance_pts", sum(dist) / len(dist)))
     return out
 
 
@@ -154,13 +182,18 @@ def _setup() -> str:
     goals = "; ".join(
         f"{loads} %: {' / '.join(num(g) for g in target(loads))} %" for loads in LOADS
     )
+    alloc = num(allocation_pct())
     return (
-        "One PCPU; three single-VCPU guests (Domain 1-3) whose loads are busy 20/60/80 % "
-        "or 10/15/90 % of wall-clock time, each cycling every 100 ms (`transient`: on for "
-        "the load's share of the cycle, off for the rest), started a third of a cycle "
-        "apart. Original Credit (`credit`) and Credit with dynamic weights "
-        "(`credit-dynweight`), every domain at weight 256 to start: each guest's PCPU "
-        "share (XenMon's CPU %) in every 10-s window of a 120-s run: 48 runs (each window "
+        "One PCPU; three single-VCPU guests (Domain 1-3) at Credit's default weight 256, "
+        "loaded 20/60/80 % or 10/15/90 %. `load_model=allocation` (the chapter's reading): "
+        f"each guest asks for that share of the CPU it is allocated, {alloc} % of the PCPU "
+        "(its weight's part), as CPU work arriving every 100 ms (`duty-cycle`, seeded "
+        "phase): 6.7/20/26.7 % and 3.3/5/30 % of the PCPU. `load_model=vcpu` (sensitivity, "
+        "the earlier reading): each guest busy that share of wall-clock time on its own "
+        "VCPU, cycling every 100 ms (`transient`), started a third of a cycle apart, "
+        "so that the loads contend (160 % and 115 % of the PCPU). Original Credit "
+        "(`credit`) and Credit with dynamic weights (`credit-dynweight`): each guest's PCPU "
+        "share (XenMon's CPU %) in every 10-s window of a 120-s run: 96 runs (each window "
         "its own run, see the decisions). The chapter's expected shares, load_i / sum of "
         f"loads: {goals}; `distance_pts` is the mean distance (in points) of each "
         "domain's part of the CPU the three used (its share / the sum of the three) from "
@@ -175,19 +208,26 @@ DYNWEIGHT_CREDIT = Experiment(
     source="Tables 6.7-6.10, Figs 6.1-6.4 (digest E003-2; claims 40-43 held back)",
     setup=_setup(),
     decisions=(
-        "**Load model.** A guest's 'workload ratio' of 20 % is a load generator busy 20 % "
-        "of wall-clock time whether or not it gets the CPU meanwhile (as `lookbusy` or "
-        "`stress-ng --cpu-load` do: spin until a deadline, then sleep): vmsched's "
-        "`transient` workload, one thread, on for 20 ms of every 100 ms. Work does not "
-        "carry over (a duty cycle whose unfinished work carries over, `duty-cycle`, keeps "
-        "a guest that gets less than it asks for runnable all the time, so the 60 % and "
-        "80 % guests would look alike to any scheduler; docs/schedulers/credit-dynweight.md).",
-        "The cycle is 100 ms (the chapter names none; the usual cycle of duty-cycle load "
-        "generators), and the three guests start 0, 33.3 and 66.7 ms into it (started "
-        "independently: their phases spread over the cycle rather than all waking at once).",
+        "**Load model** (issue 11 part 4). The chapter gives the guests 'a workload ratio "
+        "of 20%, 60% and 80% of the CPU they were allocated in the virtual machine' (and "
+        "10/15/90 %): a guest's load is a fraction of its allocation, the CPU the scheduler "
+        "allots it, which at equal weights is a third of the PCPU. So each guest asks for "
+        "20 % (60, 80 %) of a third of the PCPU, as CPU work arriving every 100 ms "
+        "(`duty-cycle` with `util_pct` = load x 33.3 %). Under it no guest asks for more "
+        "than its allocation, and plain Credit, work-conserving, gives every guest what it "
+        "asks for (6.7/20/26.7 % of the PCPU), shares already in the proportion of the "
+        "loads; the chapter's 'original Credit scheduler [allocates] based on the "
+        "predefined weight values' is the allocation (equal thirds), of which each guest "
+        "uses its load's part. The earlier reading, busy that share of wall-clock time on "
+        "its VCPU (`transient`), made the loads contend (160 %) and gave plain Credit "
+        "20/40/40 % (max-min fairness); it is kept as `load_model=vcpu`, the case where the "
+        "dynamic weights have something to decide.",
+        "The cycle is 100 ms (the chapter names none; the usual cycle of CPU load "
+        "generators). `allocation`: each guest's first period starts at a seeded random "
+        "offset. `vcpu`: the three guests start 0, 33.3 and 66.7 ms into the cycle.",
         "One PCPU and one VCPU per guest, no other domain: the chapter's setup chapter is "
-        "missing; the loads must contend for the shares to depend on the scheduler (160 % "
-        "and 115 % of one PCPU), and 'PCPU share' is then the % of the one PCPU.",
+        "missing; 'PCPU share' is then the % of the one PCPU, and the allocation a third "
+        "of it.",
         "Every domain starts at weight 256 (Xen's default; the chapter does not say); "
         "`credit-dynweight` runs with its defaults (`window_ms` 1000, `gain` 0.5), every "
         "guest dynamic. vmsched's rule is not the chapter's, which is missing: see "
@@ -213,19 +253,21 @@ DYNWEIGHT_CREDIT = Experiment(
     quick=QUICK,
     figures=tuple(
         Figure(
-            file=f"fig{n}-shares-{loads.replace('/', '-')}.png",
-            title=f"Figs {n}: PCPU share over time, loads {loads} % (expected "
-            + " / ".join(num(g) for g in target(loads))
-            + " %)",
+            file=f"fig{n}-shares-{loads.replace('/', '-')}-{model}.png",
+            title=f"Figs {n}: PCPU share over time, loads {loads} % ({model} load model; "
+            "expected " + " / ".join(num(g) for g in target(loads)) + " %)",
             x="t_s",
             xlabel="time (s)",
             panels=tuple(
                 Panel(
-                    f"Domain {k + 1} ({LOADS[loads][k]} % load)", f"{d}_share_pct", {"loads": loads}
+                    f"Domain {k + 1} ({LOADS[loads][k]} % load)",
+                    f"{d}_share_pct",
+                    {"loads": loads, "load_model": model},
                 )
                 for k, d in enumerate(DOMAINS)
             ),
         )
+        for model in LOAD_MODELS
         for n, loads in (("6.1-6.2", "20/60/80"), ("6.3-6.4", "10/15/90"))
     ),
     label=label,

@@ -79,7 +79,9 @@ pub fn default_footprint(kind: &str) -> (f64, f64) {
     match kind {
         "idle" => (0.0, 0.0),
         // Loops over a few variables: code and stack fit in L1.
-        "cpu-hog" | "cpu-stress" | "duty-cycle" | "transient" | "sysbench-cpu" => (16.0, 0.0),
+        "cpu-hog" | "cpu-stress" | "duty-cycle" | "transient" | "work-sleep" | "sysbench-cpu" => {
+            (16.0, 0.0)
+        }
         // The kernel TCP stack, Apache and the hot file data; about 20 KB of
         // file and socket data streamed per request of ~700 µs of CPU.
         "web-server" => (128.0, 1.0),

@@ -18,6 +18,7 @@ mod tcp_stream;
 mod tiered;
 mod transient;
 mod web_server;
+mod work_sleep;
 
 use crate::domain::WorkItem;
 use crate::engine::World;
@@ -308,6 +309,7 @@ pub fn registry() -> &'static [WorkloadInfo] {
         duty_cycle::INFO,
         sysbench_cpu::INFO,
         transient::INFO,
+        work_sleep::INFO,
         web_server::INFO,
         tcp_stream::INFO,
         disk::DISK_READ,

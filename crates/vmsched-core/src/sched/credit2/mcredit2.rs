@@ -18,14 +18,17 @@
 //!   blocked ones included, so counting them would only count VCPUs.
 //! * **Reservation.** The domain with the greatest count since the last
 //!   promotion is reserved as the next to boost; on a tie the one that
-//!   reached the count first stays reserved.
-//! * **Promotion.** The check is made at the resets themselves (Fig. 4:
-//!   "The time at which the reset_credit() function is called and the domain
-//!   of BOOST state is changed by checking tick variables"): at the first
-//!   reset at least `boost_period_ms` after the last promotion (after boot
-//!   for the first), counted as above, the reserved domain is promoted and
-//!   every count goes back to 0. No reset, no promotion: an idle host keeps
-//!   its boost as it is.
+//!   reached the count first stays reserved. The reservation outlives a
+//!   promotion (the paper's `boost_sdom`): until another domain's count
+//!   passes the reserved one's, it is the one promoted next.
+//! * **Promotion** (Algorithm 1). The check is made at the resets
+//!   themselves (Fig. 4: "The time at which the reset_credit() function is
+//!   called and the domain of BOOST state is changed by checking tick
+//!   variables"): at the first reset at least `boost_period_ms` after the
+//!   last promotion (after boot for the first), the reserved domain is
+//!   promoted and every count goes back to 0; that reset is not counted
+//!   (Algorithm 1 counts a reset only when no promotion is due). No reset,
+//!   no promotion: an idle host keeps its boost as it is.
 //! * **Boost** (Fig. 5). The boosted domain's weight is its configured
 //!   weight × `rate`. Promoted for the first time, rate = 2; promoted again
 //!   while still boosted, rate doubles (×2, ×4, ×8, ...: "the rate increases
@@ -150,8 +153,23 @@ impl Mcredit2 {
     }
 
     /// A credit reset was caused by `v`, the VCPU just chosen with no credit.
+    /// Algorithm 1: when a promotion is due the reserved domain is promoted
+    /// and the reset is not counted; otherwise the reset is counted and the
+    /// domain with the greatest count is reserved. The reservation outlives
+    /// a promotion (the paper's `boost_sdom`), so a domain that stays ahead,
+    /// or an interval in which no other domain caused a reset, promotes the
+    /// same domain again.
     fn on_reset(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         let d = ctx.domain_of(v);
+        let due = ctx.now().since(self.last_promotion) >= self.period_ns;
+        if due {
+            if let Some(winner) = self.reserved {
+                self.promote(ctx, winner);
+                self.reset_count.fill(0);
+                self.last_promotion = ctx.now();
+                return;
+            }
+        }
         self.reset_count[d.idx()] += 1;
         let leads = match self.reserved {
             None => true,
@@ -159,12 +177,6 @@ impl Mcredit2 {
         };
         if leads {
             self.reserved = Some(d);
-        }
-        if ctx.now().since(self.last_promotion) >= self.period_ns {
-            let winner = self.reserved.take().expect("a domain was just counted");
-            self.promote(ctx, winner);
-            self.reset_count.fill(0);
-            self.last_promotion = ctx.now();
         }
     }
 
