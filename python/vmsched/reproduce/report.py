@@ -154,8 +154,8 @@ def cell(row: Row | None) -> str:
 
 
 def _module(exp: Experiment) -> str:
-    name = exp.grid.__module__.rsplit(".", 1)[-1]
-    return f"python/vmsched/reproduce/{name}.py"
+    """The source file of the experiment's grid (a module of a package included)."""
+    return "python/" + exp.grid.__module__.replace(".", "/") + ".py"
 
 
 def _unit_label(unit: str) -> str:
