@@ -344,7 +344,8 @@ def _binding_blocks(rep: Reproduction) -> list[Block]:
 #: The counters by which the proposed schedulers show that they acted: counter -> what it
 #: counts (docs/schedulers/*.md).
 DECISION_COUNTERS = {
-    "comm_preferred": "sedf-comm: decisions that ran a VCPU other than SEDF's EDF head",
+    "comm_preferred": "sedf-comm: decisions that ran another VCPU than SEDF would have",
+    "comm_preferred_penalty": "sedf-comm: of those, a penalty-queue VCPU (owed a lost slice)",
     "comm_no_slack": "sedf-comm: a more intensive VCPU passed over (no slack)",
     "supersedes": "credit-enhanced: decisions whose choice was not Credit's run-queue head",
     "moves_to_empty_pcpu": "credit-enhanced: queued VCPUs moved to an idle PCPU",
