@@ -93,7 +93,25 @@ NAS_QUICK = Timing(duration_s=6, warmup_s=0, quick=True)
 COMMON_DECISIONS = (
     "One PCPU per host: the paper's servers have two CPUs but it does not say which CPU "
     "each domain ran on, and its reservation arithmetic (Dom0's (15, 20) leaves the "
-    "guests (5, 20)) is that of one CPU. One VCPU per domain.",
+    "guests (5, 20)) is that of one CPU. Xen 3.0.2 gives Dom0 one VCPU per online CPU "
+    "(`opt_dom0_max_vcpus` defaults to `num_online_cpus()`, domain_build.c), each with "
+    "the (15, 20) reservation on its own CPU (SEDF's queues are per CPU and it never "
+    "migrates), and places each new guest's VCPU on the least-populated CPU "
+    "(`DOM0_CREATEDOMAIN`, dom0_ops.c): every CPU of a dual host is then a copy of the "
+    "one-CPU host modelled here, Dom0's VCPU with (15, 20) beside about half the guests. "
+    "One VCPU per guest.",
+    "Default SEDF as Xen 3.0.2 codes it (`sedf_add_task`, sched_sedf.c at the 3.0.2 "
+    "tag): Dom0 (15, 20) with extra time and extra weight 0 (none is set for it, so it "
+    "shares slack by utilisation: stride 1024 x 20/15); every other domain is created "
+    "best effort (period 100 ms, slice 0, extra time, extra weight 1) until `xm "
+    "sched-sedf` gives it a reservation, which makes it time-driven with extra weight 0 "
+    "(`sedf_adjdom`). The paper's applications have reservations (provisioned for their "
+    "90th-percentile need), and Fig. 10 compares the CPU-intensive domains' CPU with "
+    "'their reservations', so every guest here is time-driven; 3.0.2's xm passes the "
+    "extra-time flag with every reservation and the paper never says it turned it off, "
+    "so every domain keeps extra time (Xen's creation default). A domain that blocks "
+    "and wakes inside its period loses the rest of its slice and is repaid it in 500-µs "
+    "penalty quanta until repaid (3.0.2's rule).",
     "Platform profile `cherkasova2007` (1 GHz Pentium III, Gigabit Ethernet, Xen 3.0.3): "
     "the paper's testbed (3.4 GHz Xeons, Xen 3.0.2) has no calibrated profile and this is "
     "the closest one. SEDF and the communication-aware SEDF are Xen 3.0.2's "
@@ -106,7 +124,8 @@ COMMON_DECISIONS = (
     "and 13.2 % at the 90th percentile of one-second samples; two (3, 20) reservations "
     "would not fit in the (5, 20) Dom0 leaves the guests, so both get 10 %, above both "
     "means and the application tier's 90th percentile. Each CPU-bound neighbour "
-    "(0.125, 20): the paper gives none, and the 1 ms the tiers leave of the guests' "
+    "(0.125, 20): the paper gives no value (Fig. 10 compares their CPU with their "
+    "reservations, so they had some), and the 1 ms the tiers leave of the guests' "
     "(5, 20) split eight ways lets Fig. 9's sweep reach eight without over-committing the "
     "CPU; the same value everywhere.",
     "The communication-aware SEDF with all three preferences (Dom0, recipients, "
