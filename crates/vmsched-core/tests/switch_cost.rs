@@ -298,3 +298,105 @@ fn scheduler_time_is_charged_to_the_dispatched_vcpu() {
         assert!(sched < n * 2e-5, "{dom}: {sched} s over {n} dispatches");
     }
 }
+
+/// Two CPU hogs taking turns every `slice_us` under round-robin on one PCPU:
+/// `big` with a working set of the whole 256 KB L2 (8 192 lines, 1.23 ms to
+/// refill at 150 ns a line), `small` with 16 KB that streams 4 lines a µs.
+fn short_quanta(slice_us: u64) -> Json {
+    run(&format!(
+        r#"
+[host]
+pcpus = 1
+{}
+[scheduler]
+name = "rrobin"
+rr_slice = {}
+[run]
+duration_s = 1
+[[domain]]
+name = "big"
+[domain.workload]
+kind = "cpu-hog"
+working_set_kb = 256
+stream_fill_lines_per_us = 0
+[[domain]]
+name = "small"
+[domain.workload]
+kind = "cpu-hog"
+working_set_kb = 16
+stream_fill_lines_per_us = 4
+"#,
+        profile(ON),
+        slice_us * 1000
+    ))
+}
+
+/// CPU a domain spent on its own work: its CPU less what it paid on switches.
+fn useful_s(s: &Json, dom: &str) -> f64 {
+    let paid: f64 = ["direct_s", "tlb_refill_s", "cache_refill_s", "sched_s"]
+        .iter()
+        .map(|k| cost(s, dom, k))
+        .sum();
+    domain(s, dom)["cpu_s"].as_f64().unwrap() - paid
+}
+
+#[test]
+fn a_vcpu_whose_quanta_are_shorter_than_its_refill_still_progresses() {
+    // 400 µs quanta bring in at most 2 667 of the big hog's 8 192 lines: its
+    // first runs are all refill, the lines stay and the rest is paid on the
+    // next runs, and then its work progresses.
+    let s = short_quanta(400);
+    let big = useful_s(&s, "big");
+    let cpu = domain(&s, "big")["cpu_s"].as_f64().unwrap();
+    assert!(cpu > 0.45, "big hog ran {cpu} s");
+    // Each quantum the small hog brings in about 2 000 lines (its 1 600
+    // streamed and its own refill), of which the big hog then refills about
+    // 1 800: some 270 µs of each 400 µs quantum.
+    assert!(
+        big > 0.3 * cpu,
+        "big hog: {big} s of work in {cpu} s of CPU"
+    );
+    // In steady state what it refills per dispatch is what the small hog
+    // brought in during one quantum (its streamed lines and its own
+    // refill), far below its whole working set.
+    let per_dispatch = cost(&s, "big", "cache_refill_s") / cost(&s, "big", "real_switches");
+    let whole = 8192.0 * 150e-9;
+    assert!(per_dispatch < 0.5 * whole, "{per_dispatch} s per dispatch");
+    // Bounded by the run: no quantum brings in more lines than it has time
+    // for, so the small hog never refills more than 400 µs of the big
+    // hog's lines could have evicted of its own 512.
+    let small_per = cost(&s, "small", "cache_refill_s") / cost(&s, "small", "real_switches");
+    let evictable = 512.0 * (1.0 - (-(400e-6 / 150e-9 + 400.0 * 4.0) / 8192.0f64).exp()) * 150e-9;
+    assert!(small_per <= evictable * 1.01, "{small_per} > {evictable}");
+}
+
+/// A domain alone on one PCPU capped so that its runs end inside its first
+/// refill: the lines it did not bring in are paid at its next dispatch, a
+/// lazy return from idle, and only those.
+#[test]
+fn a_lazy_return_pays_only_the_refill_left_unpaid() {
+    let s = run(&format!(
+        r#"
+[host]
+pcpus = 1
+{}
+[scheduler]
+name = "credit"
+[run]
+duration_s = 2
+[[domain]]
+name = "vm"
+cap = 10
+[domain.workload]
+kind = "cpu-hog"
+working_set_kb = 256
+"#,
+        profile(ON)
+    ));
+    assert_eq!(cost(&s, "vm", "real_switches"), 1.0);
+    assert!(cost(&s, "vm", "lazy_returns") > 5.0);
+    // Its whole working set once (it was cold), never more: nothing else
+    // ran to evict it.
+    let whole = 8192.0 * 150e-9;
+    assert!((cost(&s, "vm", "cache_refill_s") - whole).abs() < 1e-9);
+}

@@ -12,6 +12,12 @@
 //! brought in. So each core keeps Φ, the lines ever brought into its cache,
 //! and each VCPU the value of Φ when it left (`mark`): resuming on the same
 //! core it refills W − R·e^(−(Φ − mark)/N) lines, and on another core all W.
+//! The refill is bounded by the run: a run of length t brings in at most
+//! t/c lines (c the time per line), so a VCPU switched out before it has
+//! refilled everything keeps only what it brought in (R < W), and the lines
+//! still missing are paid at its next dispatch, lazy or not. A VCPU whose
+//! quanta are shorter than its refill therefore fills its cache over several
+//! runs and then progresses, as on real hardware.
 //! The scheduler's decision (`sched_invoke_ns`) and its run-queue operations
 //! (`sched_queue_op_ns` each) are charged to the VCPU the decision
 //! dispatches, as Xen's `schedule()` accounts them: it reads the time before
@@ -110,6 +116,15 @@ struct VcpuCache {
     /// Φ of that core's L2 and that socket's L3 when it last left.
     mark2: u64,
     mark3: u64,
+    /// Its lines resident in that L2 and L3 when it last left (at most its
+    /// working set, less when a run ended before its refill did),
+    /// thousandths of a line.
+    res2: u64,
+    res3: u64,
+    /// The lines its current run's cache refill brings into the L2 and L3
+    /// (all of them once the refill is paid), thousandths of a line.
+    fill2: u64,
+    fill3: u64,
     /// The PCPU its state is loaded on (Xen's `curr_vcpu` of that PCPU).
     loaded_on: Option<PcpuId>,
     /// When its work began progressing in its current run.
@@ -183,6 +198,10 @@ impl SwitchModel {
                 socket: NOWHERE,
                 mark2: 0,
                 mark3: 0,
+                res2: 0,
+                res3: 0,
+                fill2: 0,
+                fill3: 0,
                 loaded_on: None,
                 useful_from: Time::ZERO,
                 ovh: Overhead::default(),
@@ -272,12 +291,18 @@ impl World {
         parts[Part::Sched as usize] = sched_ns;
         if lazy {
             m.vcpus[n.idx()].lazy_returns += 1;
+            // Nothing ran here since it left, so nothing of its own was
+            // evicted; what it did not finish refilling last time is still
+            // missing (nothing, after a run that finished its refill).
+            if m.cache_on {
+                parts[Part::Cache as usize] = m.refill_cache(n, core, socket, true);
+            }
         } else {
             m.vcpus[n.idx()].real_switches += 1;
             parts[Part::Direct as usize] = self.platform.ctx_switch_ns;
             parts[Part::Refill as usize] = m.costs.switch_refill_ns;
             if m.cache_on {
-                parts[Part::Cache as usize] = m.refill_cache(n, core, socket);
+                parts[Part::Cache as usize] = m.refill_cache(n, core, socket, false);
             }
         }
         let vc = &mut m.vcpus[n.idx()];
@@ -295,23 +320,33 @@ impl World {
     /// more before its work progresses; returns when its work progresses.
     pub(crate) fn repick(&mut self, v: VcpuId, sched_ns: u64) -> Time {
         let now = self.now;
-        let vc = &mut self.switch.vcpus[v.idx()];
+        let m = &mut self.switch;
+        let vc = &mut m.vcpus[v.idx()];
         vc.ovh.accrue(now, &mut vc.paid);
         if vc.ovh.accounted >= vc.ovh.total() {
-            vc.ovh = Overhead {
+            // Its refill is done: its lines are in, before the overhead
+            // that measured them is replaced.
+            if let Some(p) = vc.loaded_on.filter(|_| m.cache_on) {
+                let core = self.topo.core_of(p) as usize;
+                let socket = self.topo.socket_of(p) as usize;
+                m.bring_in(v, now, core, socket);
+            }
+            m.vcpus[v.idx()].ovh = Overhead {
                 from: now,
                 parts: [0; PARTS],
                 accounted: 0,
             };
         }
+        let vc = &mut m.vcpus[v.idx()];
         vc.ovh.parts[Part::Sched as usize] += sched_ns;
         let at = vc.ovh.from.after(vc.ovh.total());
         vc.useful_from = vc.useful_from.max(at);
         at
     }
 
-    /// `v` leaves `p`: its streamed lines go into the caches and its marks
-    /// are set.
+    /// `v` leaves `p`: the lines its refill brought in (all, or the share
+    /// of them its run had time for) and the lines it streamed go into the
+    /// caches, and its marks are set.
     pub(crate) fn switch_out(&mut self, v: VcpuId, p: PcpuId) {
         let now = self.now;
         let m = &mut self.switch;
@@ -320,10 +355,12 @@ impl World {
         if !m.cache_on {
             return;
         }
-        let ran_ns = now.since(vc.useful_from);
-        let fills = (vc.stream_ml_per_us as u128 * ran_ns as u128 / 1000) as u64;
         let core = self.topo.core_of(p) as usize;
         let socket = self.topo.socket_of(p) as usize;
+        m.bring_in(v, now, core, socket);
+        let vc = &mut m.vcpus[v.idx()];
+        let ran_ns = now.since(vc.useful_from);
+        let fills = (vc.stream_ml_per_us as u128 * ran_ns as u128 / 1000) as u64;
         m.phi2[core] = m.phi2[core].wrapping_add(fills);
         vc.mark2 = m.phi2[core];
         if m.l3_ml > 0 {
@@ -334,36 +371,72 @@ impl World {
 }
 
 impl SwitchModel {
+    /// The lines `v`'s cache refill has brought into the caches of
+    /// `core`/`socket` by `now` become resident and enter their Φ. The
+    /// refill is paid after the direct switch and the TLB/L1 refill, and
+    /// lines come back at a steady rate, so a refill cut short by the end
+    /// of the run brings in the share of its lines it had time for; the
+    /// rest stays missing until the VCPU's next dispatch.
+    fn bring_in(&mut self, v: VcpuId, now: Time, core: usize, socket: usize) {
+        let vc = &mut self.vcpus[v.idx()];
+        let cache_ns = vc.ovh.parts[Part::Cache as usize];
+        let (brought2, brought3) = if cache_ns == 0 {
+            (vc.fill2, vc.fill3)
+        } else {
+            let before = vc.ovh.parts[Part::Direct as usize] + vc.ovh.parts[Part::Refill as usize];
+            let done = now.since(vc.ovh.from).saturating_sub(before).min(cache_ns);
+            let share = |lines: u64| (lines as u128 * done as u128 / cache_ns as u128) as u64;
+            (share(vc.fill2), share(vc.fill3))
+        };
+        vc.res2 += brought2;
+        vc.res3 += brought3;
+        vc.fill2 = 0;
+        vc.fill3 = 0;
+        self.phi2[core] = self.phi2[core].wrapping_add(brought2);
+        if self.l3_ml > 0 {
+            self.phi3[socket] = self.phi3[socket].wrapping_add(brought3);
+        }
+    }
+
     /// What `n` pays to bring its working set back into the caches of
-    /// `core`/`socket`, ns; the refilled lines go into their Φ.
-    fn refill_cache(&mut self, n: VcpuId, core: u32, socket: u32) -> u64 {
+    /// `core`/`socket`, ns (`lazy`: nothing ran there since it left, so it
+    /// refills only what it had not refilled then). The lines enter the
+    /// caches' Φ as the run brings them in, at its switch-out.
+    fn refill_cache(&mut self, n: VcpuId, core: u32, socket: u32, lazy: bool) -> u64 {
         let (ci, si) = (core as usize, socket as usize);
         let vc = &mut self.vcpus[n.idx()];
         // Only what fits can be resident: a working set larger than a
         // cache misses beyond its size whether or not others ran (a
         // capacity miss, part of the work, not of the switch).
         let w = vc.ws_ml.min(self.l2_ml);
-        // Lines lost from the L2: all of them after a move to another core.
-        let lost2 = if vc.core == core {
-            let since = self.phi2[ci].wrapping_sub(vc.mark2);
-            w - survivors(w, since, self.l2_ml)
+        // Lines of its working set not in the L2: those it never brought
+        // back, and those evicted since; all of them after a move to
+        // another core.
+        let kept2 = if vc.core != core {
+            0
+        } else if lazy {
+            vc.res2
         } else {
-            w
+            survivors(vc.res2, self.phi2[ci].wrapping_sub(vc.mark2), self.l2_ml)
         };
-        self.phi2[ci] = self.phi2[ci].wrapping_add(lost2);
+        let lost2 = w - kept2.min(w);
+        vc.res2 = w - lost2;
+        vc.fill2 = lost2;
         let mut ns = mul_ml(lost2, self.costs.l2_fill_ns);
         if self.l3_ml > 0 {
             // The L3 holds what the L2 holds (inclusive), so it cannot have
             // lost more than the L2.
             let w = vc.ws_ml.min(self.l3_ml);
-            let lost3 = if vc.socket == socket {
-                let since = self.phi3[si].wrapping_sub(vc.mark3);
-                w - survivors(w, since, self.l3_ml)
+            let kept3 = if vc.socket != socket {
+                0
+            } else if lazy {
+                vc.res3
             } else {
-                w
-            }
-            .min(lost2);
-            self.phi3[si] = self.phi3[si].wrapping_add(lost3);
+                survivors(vc.res3, self.phi3[si].wrapping_sub(vc.mark3), self.l3_ml)
+            };
+            let lost3 = (w - kept3.min(w)).min(lost2);
+            vc.res3 = w - lost3;
+            vc.fill3 = lost3;
             ns += mul_ml(lost3, self.costs.l3_fill_ns);
         }
         vc.core = core;
