@@ -47,6 +47,7 @@ _SWITCH_ESTIMATES = (
 ESTIMATES: Mapping[str, tuple[str, ...]] = {
     "cherkasova2007": _SWITCH_ESTIMATES,
     "thesis2015": _SWITCH_ESTIMATES,
+    "govindan2009": _SWITCH_ESTIMATES,
 }
 #: Setup numbers the papers leave open: (workload kind, parameter) scaled the same way.
 SETUP_ESTIMATES: tuple[tuple[str, str], ...] = (("web-server", "rate"),)

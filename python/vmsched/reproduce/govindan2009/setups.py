@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vmsched.reproduce.framework import Params, Timing, run_source
-from vmsched.reproduce.setups import CHERKASOVA_PROFILE
 
 PAPER = "Govindan et al. 2009"
 SEDF = "sedf"
@@ -16,9 +15,9 @@ COMM = "sedf-comm"
 BVT = "bvt"
 XEN_VERSION = {SEDF: "3.0.2", COMM: "3.0.2", BVT: "3.0.2"}
 
-#: The testbed (3.4 GHz Xeons, Gigabit Ethernet, Xen 3.0.2) has no calibrated profile;
-#: cherkasova2007 (Pentium III, Gigabit Ethernet, Xen 3.0.3) is the closest calibrated one.
-PROFILE = CHERKASOVA_PROFILE
+#: The testbed's profile (3.4 GHz Xeons with 2 MB L2, Gigabit Ethernet, Xen 3.0.2):
+#: cherkasova2007's CPU costs scaled by the clock, the Xeon's caches (docs/calibration.md).
+PROFILE = "govindan2009"
 PCPUS = 1
 #: SEDF's period for every domain (Dom0's default (15, 20) sets it), and LU's long one.
 PERIOD_MS = 20.0
@@ -112,10 +111,12 @@ COMMON_DECISIONS = (
     "so every domain keeps extra time (Xen's creation default). A domain that blocks "
     "and wakes inside its period loses the rest of its slice and is repaid it in 500-µs "
     "penalty quanta until repaid (3.0.2's rule).",
-    "Platform profile `cherkasova2007` (1 GHz Pentium III, Gigabit Ethernet, Xen 3.0.3): "
-    "the paper's testbed (3.4 GHz Xeons, Xen 3.0.2) has no calibrated profile and this is "
-    "the closest one. SEDF and the communication-aware SEDF are Xen 3.0.2's "
-    '(`xen_version` "3.0.2"), and so is BVT.',
+    "Platform profile `govindan2009` (dual 3.4 GHz Xeon, 2 MB L2, 800 MHz front-side "
+    "bus, Gigabit Ethernet: the paper's servers): the paper has no calibration row, so "
+    "nothing in it is fitted; its CPU costs are `cherkasova2007`'s (calibrated on "
+    "Cherkasova et al.'s Xen 3.0 host) scaled by the clock, 1 GHz / 3.4 GHz, and its "
+    "caches are the Xeon's (docs/calibration.md). SEDF and the communication-aware SEDF "
+    'are Xen 3.0.2\'s (`xen_version` "3.0.2"), and so is BVT.',
     "Reservations, (slice, period) in ms, every domain with extra time: Dom0 (15, 20) "
     "(default Xen). The paper provisions its applications for their 90th-percentile CPU "
     "need. The media server (3.5, 20): run alone with Dom0 it uses 16.7 % of the PCPU in "
