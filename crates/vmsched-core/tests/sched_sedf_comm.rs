@@ -48,6 +48,24 @@ fn one_pcpu(
     s
 }
 
+/// A built-in profile's `net_rx_ns` (equal to its `net_tx_ns` in every
+/// built-in profile), read from its TOML.
+fn profile_net_ns(name: &str) -> u64 {
+    let text = vmsched_core::host::BUILTIN_PROFILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap()
+        .1;
+    let value = |key: &str| -> u64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.trim().strip_prefix('='))
+            .and_then(|v| v.split('#').next()?.trim().parse().ok())
+            .unwrap()
+    };
+    assert_eq!(value("net_rx_ns"), value("net_tx_ns"));
+    value("net_rx_ns")
+}
+
 /// Every preference off: what SEDF does.
 const PLAIN: &str = "prefer_dom0 = false\nprefer_recipient = false\nprefer_sender = false";
 
@@ -453,8 +471,8 @@ fn io_accounting_bounds_an_io_heavy_domain_by_its_reservation() {
             };
             let own = running_ns(&sim, "io");
             let events = domain(&s, "io")["xenmon"]["io_events"].as_u64().unwrap();
-            // cherkasova2007: 18 µs per packet, received or sent.
-            let for_it = events * 18_000;
+            // The profile's per-packet backend cost, received or sent alike.
+            let for_it = events * profile_net_ns("cherkasova2007");
             let reserved_own = own - field("extra");
             let t = sim.measured_ns();
             let bound = (t.div_ceil(20 * MS) + 1) * 2 * MS + 2 * MS;
