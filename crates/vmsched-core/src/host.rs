@@ -471,6 +471,10 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
         include_str!("../profiles/cherkasova2007.toml"),
     ),
     ("thesis2015", include_str!("../profiles/thesis2015.toml")),
+    (
+        "govindan2009",
+        include_str!("../profiles/govindan2009.toml"),
+    ),
 ];
 
 impl Platform {

@@ -136,8 +136,8 @@ def cell(row: Row | None) -> str:
 
 
 def _module(exp: Experiment) -> str:
-    name = exp.grid.__module__.rsplit(".", 1)[-1]
-    return f"python/vmsched/reproduce/{name}.py"
+    """The source file of the experiment's grid (a module of a package included)."""
+    return "python/" + exp.grid.__module__.replace(".", "/") + ".py"
 
 
 def _unit_label(unit: str) -> str:
@@ -326,7 +326,8 @@ def _binding_blocks(rep: Reproduction) -> list[Block]:
 #: The counters by which the proposed schedulers show that they acted: counter -> what it
 #: counts (docs/schedulers/*.md).
 DECISION_COUNTERS = {
-    "comm_preferred": "sedf-comm: decisions that ran a VCPU other than SEDF's EDF head",
+    "comm_preferred": "sedf-comm: decisions that ran another VCPU than SEDF would have",
+    "comm_preferred_penalty": "sedf-comm: of those, a penalty-queue VCPU (owed a lost slice)",
     "comm_no_slack": "sedf-comm: a more intensive VCPU passed over (no slack)",
     "differs_from_credit": "credit-enhanced: decisions whose choice was not Credit's from the "
     "same state (the running VCPU where Credit's rate limit would keep it, else the "

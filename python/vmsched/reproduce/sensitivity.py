@@ -50,6 +50,7 @@ ESTIMATES: Mapping[str, tuple[str, ...]] = {
     "cherkasova2007": _SWITCH_ESTIMATES
     + ("nic_irq_interval_us", "request_cpu_cv", "io_cost_cv", "disk_service_cv"),
     "thesis2015": _SWITCH_ESTIMATES,
+    "govindan2009": _SWITCH_ESTIMATES,
 }
 #: Setup numbers the papers leave open: (workload kind, parameter) scaled the same way.
 SETUP_ESTIMATES: tuple[tuple[str, str], ...] = (

@@ -425,6 +425,18 @@ impl Job {
     }
 }
 
+/// What a scheduler built on SEDF (`sedf_comm`) may ask [`Sedf::pick`] to
+/// run instead of SEDF's own choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Prefer {
+    /// A VCPU of the run queue, in reserved time as EDF would run it, for at
+    /// most `limit_ns`.
+    Reserved { vcpu: VcpuId, limit_ns: i64 },
+    /// A VCPU of the penalty queue (owed the slice it lost by blocking
+    /// briefly), for one penalty extra-time quantum.
+    Penalty(VcpuId),
+}
+
 /// What kind of time a PCPU is running (for `should_switch`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RunType {
@@ -829,21 +841,31 @@ impl Sedf {
     }
 
     /// The second half: choose and set the slice. The run queue's head runs
-    /// until its slice is used or the next waiting period starts; with
-    /// `prefer = Some((v, limit))`, `v` (which must be on this run queue)
-    /// runs instead, by the same rule and for at most `limit` ns.
-    pub(super) fn pick(&mut self, p: PcpuId, now: i64, prefer: Option<(VcpuId, i64)>) -> Decision {
+    /// until its slice is used or the next waiting period starts. With
+    /// `Prefer::Reserved { vcpu, limit_ns }`, `vcpu` (which must be on this
+    /// run queue) runs instead, by the same rule and for at most `limit_ns`;
+    /// with `Prefer::Penalty(v)`, `v` (on this penalty queue) runs one
+    /// penalty quantum, as SEDF runs the head of that queue in extra time.
+    pub(super) fn pick(&mut self, p: PcpuId, now: i64, prefer: Option<Prefer>) -> Decision {
         let pc = &self.pcpus[p.idx()];
-        let (next, mut time) = if let Some(&head) = pc.runq.first() {
+        let (next, mut time) = if let Some(Prefer::Penalty(v)) = prefer {
+            debug_assert!(
+                pc.extraq[PEN].contains(&v),
+                "preferred {v} is not on pcpu {p}'s penalty queue"
+            );
+            self.um(v).status |= EXTRA_RUN_PEN;
+            self.stat_extra_pen += 1;
+            (Some(v), EXTRA_QUANTUM_NS)
+        } else if let Some(&head) = pc.runq.first() {
             let (r, limit) = match prefer {
-                Some((v, limit)) => {
+                Some(Prefer::Reserved { vcpu, limit_ns }) => {
                     debug_assert!(
-                        pc.runq.contains(&v),
-                        "preferred {v} is not on pcpu {p}'s run queue"
+                        pc.runq.contains(&vcpu),
+                        "preferred {vcpu} is not on pcpu {p}'s run queue"
                     );
-                    (v, limit)
+                    (vcpu, limit_ns)
                 }
-                None => (head, i64::MAX),
+                _ => (head, i64::MAX),
             };
             let u = self.u(r);
             let mut t = (u.slice - u.cputime).min(limit);
@@ -878,6 +900,29 @@ impl Sedf {
     /// PCPU `p`'s run queue, earliest deadline first.
     pub(super) fn runq(&self, p: PcpuId) -> &[VcpuId] {
         &self.pcpus[p.idx()].runq
+    }
+
+    /// PCPU `p`'s penalty queue (VCPUs that lost reserved time by blocking
+    /// briefly and are owed it in extra time), in SEDF's order.
+    pub(super) fn penalty_queue(&self, p: PcpuId) -> &[VcpuId] {
+        &self.pcpus[p.idx()].extraq[PEN]
+    }
+
+    /// What SEDF would run on `p` now in extra time, the run queue being
+    /// empty: `Some((head of the penalty queue, else of the utilisation
+    /// queue, if any))`; `None` when there is no extra time to hand out (the
+    /// run queue is not empty, nothing waits, or the next period starts
+    /// within one quantum).
+    pub(super) fn extra_time_choice(&self, p: PcpuId, now: i64) -> Option<Option<VcpuId>> {
+        let pc = &self.pcpus[p.idx()];
+        if !pc.runq.is_empty() {
+            return None;
+        }
+        let &w = pc.waitq.first()?;
+        if self.u(w).period_begin() - now < EXTRA_QUANTUM_NS {
+            return None;
+        }
+        Some(pc.extraq[PEN].first().or(pc.extraq[UTIL].first()).copied())
     }
 
     /// Does `v` run reserved (EDF) time, rather than an extra-time quantum,

@@ -3,10 +3,14 @@
 //!
 //! Design. SEDF decides *how much* each VCPU gets: its slice in every
 //! period, EDF among the VCPUs with slice left, slack in extra-time quanta
-//! when none has. This scheduler changes only *which* of the VCPUs with slice
-//! left runs next: the one whose domain has the most network packets waiting
-//! for it (its *network intensity*), as long as running it ahead of EDF order
+//! when none has. This scheduler changes only *which* eligible VCPU runs
+//! next: the one whose domain has the most network packets waiting for it
+//! (its *network intensity*), as long as running it ahead of EDF order
 //! leaves every other reservation on the PCPU able to meet its deadline.
+//! Eligible are the VCPUs that have received less than their slice in their
+//! period (the paper's rule): those on the run queue, and those on the
+//! penalty queue, which woke inside the period they blocked in and are owed
+//! the lost slice in penalty quanta (a preferred one runs one such quantum).
 //! Intensities, from the I/O counters the hypervisor can see
 //! ([`SchedCtx::io_stats`]):
 //!
@@ -37,7 +41,7 @@
 //! choice and the accounting between them; `adjust_global` switches the
 //! preferences and the accounting at run time.
 
-use super::sedf::{self, Sedf, EXTRA_QUANTUM_NS};
+use super::sedf::{self, Prefer, Sedf, EXTRA_QUANTUM_NS};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
@@ -179,15 +183,27 @@ fn since(now: u64, seen: u64) -> u64 {
     }
 }
 
+/// A VCPU `choose` may prefer to SEDF's choice.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    intensity: u64,
+    /// Its place in SEDF's order: the run queue, then the penalty queue.
+    pos: usize,
+    vcpu: VcpuId,
+    /// On the penalty queue (else on the run queue).
+    penalty: bool,
+}
+
 /// The communication-aware SEDF scheduler's state.
 pub struct SedfComm {
     sedf: Sedf,
     on: Switches,
     doms: Vec<Dom>,
-    /// Reused by `choose`: (intensity, position on the run queue).
-    candidates: Vec<(u64, usize)>,
+    /// Reused by `choose`.
+    candidates: Vec<Candidate>,
 
     stat_preferred: u64,
+    stat_preferred_penalty: u64,
     stat_no_slack: u64,
     stat_charged_ns: u64,
     stat_uncharged_ns: u64,
@@ -203,6 +219,7 @@ impl SedfComm {
             doms: Vec::new(),
             candidates: Vec::new(),
             stat_preferred: 0,
+            stat_preferred_penalty: 0,
             stat_no_slack: 0,
             stat_charged_ns: 0,
             stat_uncharged_ns: 0,
@@ -243,45 +260,87 @@ impl SedfComm {
             .sum()
     }
 
-    /// Algorithm 4: among the VCPUs on `p`'s run queue (those with slice
-    /// left in their period), the one of the most network-intensive domain,
-    /// if it is not the EDF head and running it first keeps every other
-    /// reservation on `p`: (VCPU, longest it may run ahead).
-    fn choose(&mut self, ctx: &SchedCtx, p: PcpuId, now: i64) -> Option<(VcpuId, i64)> {
-        if !self.on.any_preference() || self.sedf.runq(p).len() < 2 {
+    /// The network intensity of `v`'s domain (Algorithm 4, step 1).
+    fn intensity(&self, ctx: &SchedCtx, driver: DomId, v: VcpuId, now: i64) -> u64 {
+        let d = ctx.domain_of(v);
+        if d == driver {
+            self.driver_intensity(ctx, driver)
+        } else {
+            self.guest_intensity(ctx, d, now)
+        }
+    }
+
+    /// Algorithm 4, step 2: among the VCPUs eligible within their current
+    /// period by SEDF's limits (those that have received less than their
+    /// slice in it: the run queue, with slice left, and the penalty queue,
+    /// owed the slice they lost by blocking briefly), the one of the most
+    /// network-intensive domain, if it is more intensive than what SEDF
+    /// would run and, while reserved work waits on the run queue, running
+    /// it first keeps every other reservation on `p`.
+    fn choose(&mut self, ctx: &SchedCtx, p: PcpuId, now: i64) -> Option<Prefer> {
+        if !self.on.any_preference() {
             return None;
         }
         let driver = ctx.driver_domain()?;
-        let mut driver_int = None;
+        // What SEDF itself would run: the EDF head, else the extra-time
+        // quantum's VCPU (none when there is no extra time to hand out).
+        let (baseline, in_extra) = match self.sedf.runq(p).first() {
+            Some(&head) => (Some(head), false),
+            None => (self.sedf.extra_time_choice(p, now)?, true),
+        };
+        let bar = baseline.map_or(0, |v| self.intensity(ctx, driver, v, now));
         let mut cands = std::mem::take(&mut self.candidates);
         cands.clear();
-        for (pos, &v) in self.sedf.runq(p).iter().enumerate() {
-            let d = ctx.domain_of(v);
-            let i = if d == driver {
-                *driver_int.get_or_insert_with(|| self.driver_intensity(ctx, driver))
-            } else {
-                self.guest_intensity(ctx, d, now)
-            };
-            cands.push((i, pos));
+        let reserved = self.sedf.runq(p).iter().map(|&v| (v, false));
+        let penalty = self.sedf.penalty_queue(p).iter().map(|&v| (v, true));
+        for (pos, (v, pen)) in reserved.chain(penalty).enumerate() {
+            if Some(v) == baseline {
+                continue;
+            }
+            let i = self.intensity(ctx, driver, v, now);
+            // Only a domain more intensive than SEDF's choice is worth a reordering.
+            if i > bar {
+                cands.push(Candidate {
+                    intensity: i,
+                    pos,
+                    vcpu: v,
+                    penalty: pen,
+                });
+            }
         }
-        // Only a domain more intensive than the head's is worth a reordering;
-        // most intensive first, equal intensities in EDF order.
-        let head = cands[0].0;
-        cands.retain(|&(i, _)| i > head);
-        cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        // Most intensive first; equal intensities in SEDF's order (the run
+        // queue's before the penalty queue's).
+        cands.sort_by(|a, b| b.intensity.cmp(&a.intensity).then(a.pos.cmp(&b.pos)));
         let mut choice = None;
-        for &(_, pos) in &cands {
-            let v = self.sedf.runq(p)[pos];
-            let slack = self.sedf.slack_before(ctx, p, v, now);
+        for c in &cands {
+            if in_extra {
+                // Extra time: no reservation waits, and the next period
+                // starts at least one quantum away (`extra_time_choice`).
+                choice = Some(Prefer::Penalty(c.vcpu));
+                break;
+            }
+            let slack = self.sedf.slack_before(ctx, p, c.vcpu, now);
             if slack >= EXTRA_QUANTUM_NS {
-                choice = Some((v, slack));
+                choice = Some(if c.penalty {
+                    Prefer::Penalty(c.vcpu)
+                } else {
+                    Prefer::Reserved {
+                        vcpu: c.vcpu,
+                        limit_ns: slack,
+                    }
+                });
                 break;
             }
             self.stat_no_slack += 1;
         }
         self.candidates = cands;
-        if choice.is_some() {
-            self.stat_preferred += 1;
+        match choice {
+            Some(Prefer::Penalty(_)) => {
+                self.stat_preferred += 1;
+                self.stat_preferred_penalty += 1;
+            }
+            Some(_) => self.stat_preferred += 1,
+            None => {}
         }
         choice
     }
@@ -446,6 +505,7 @@ impl Scheduler for SedfComm {
         let mut c = self.sedf.counters();
         c.extend([
             ("comm_preferred", self.stat_preferred),
+            ("comm_preferred_penalty", self.stat_preferred_penalty),
             ("comm_no_slack", self.stat_no_slack),
             ("io_charged_ns", self.stat_charged_ns),
             ("io_uncharged_ns", self.stat_uncharged_ns),
