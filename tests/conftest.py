@@ -60,3 +60,13 @@ def scenario_file(tmp_path: Path):
         return path
 
     return write
+
+
+@pytest.fixture(autouse=True)
+def _user_schedulers_scoped():
+    """A user scheduler a test registers is unregistered when the test ends, so
+    that no test sees another's in the catalogue (`vmsched.scheduler.scope`)."""
+    from vmsched.scheduler import scope
+
+    with scope():
+        yield

@@ -264,3 +264,45 @@ def test_top_and_traces(wrr, tmp_path, capsys):
 
 def test_the_round_robin_of_the_cost_table_passes_the_property_tests():
     assert check_scheduler(f"{ROOT}/docs/tutorial/rr.py:RoundRobin", cases=5) == 5
+
+
+# ----- state as data, and registration scoped to a test ------------------------------------
+
+
+def test_state_as_data_for_built_ins_and_python_schedulers(tmp_path):
+    from vmsched import _core
+    from vmsched.scheduler import register
+    from vmsched.testing import sched_state
+
+    sim = _core.Sim(hogs("credit").to_json())
+    sim.run_until(50_000_000)
+    st = sched_state(sim)
+    # Credit's record of each VCPU and PCPU, as its dump() shows them in words.
+    assert all(v["pri"] in {"BOOST", "UNDER", "OVER"} for v in st["vcpus"])
+    assert len(st["vcpus"]) == 2 and isinstance(st["vcpus"][1]["credit"], int)
+    assert len(st["pcpus"]) == 1 and set(st["pcpus"][0]["runq"]) <= {0, 1}
+    assert {"weight", "credit", "balance"} <= set(st["global"])
+    mine = tmp_path / "fifo.py"
+    mine.write_text(
+        (ROOT / "docs" / "tutorial" / "rr.py").read_text()
+        + "\n    def state(self):\n"
+        + "        return {'pcpus': [{'runq': list(q)} for q in self.queues]}\n"
+    )
+    spec = register(f"{mine}:RoundRobin")
+    sim = _core.Sim(hogs(spec).to_json())
+    sim.run_until(50_000_000)
+    queued = [p["runq"] for p in sched_state(sim)["pcpus"]]
+    assert len(queued) == 1 and set(queued[0]) <= {0, 1}
+
+
+def test_unregister_and_scope_keep_the_catalogue_clean(wrr):
+    from vmsched.scheduler import register, registered, scope, unregister
+
+    names = lambda: {s["name"] for s in vmsched.catalogue()["schedulers"]}  # noqa: E731
+    with scope():
+        register(wrr)
+        assert wrr in names() and wrr in registered()
+    assert wrr not in names() and wrr not in registered()
+    register(wrr)
+    assert unregister(wrr) and not unregister(wrr) and wrr not in names()
+    assert not unregister("credit") and "credit" in names()

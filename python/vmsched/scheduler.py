@@ -17,12 +17,14 @@ inside a hook.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import json
 import sys
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -192,6 +194,11 @@ class Scheduler:
         """Your state in words, for debugging (`Sim.dump()`)."""
         return ""
 
+    def state(self) -> dict[str, Any]:
+        """Your state as data, for tests (`Sim.state()`): any of `global` (a dict),
+        `pcpus`, `domains`, `vcpus` (lists of dicts, by id) of JSON values."""
+        return {}
+
     # ----- for the core --------------------------------------------------------------------
 
     @classmethod
@@ -343,6 +350,35 @@ def register(spec: str, base: Path | None = None, where: str = "scheduler.name")
         raise ScenarioError(f'"{spec}": {exc}', path=where) from None
     _REGISTERED[spec] = (key, mtime)
     return spec
+
+
+def unregister(spec: str) -> bool:
+    """Remove the user scheduler registered under `spec` from the catalogue (a
+    run already built with it keeps it). Returns whether one was registered."""
+    _REGISTERED.pop(spec, None)
+    return bool(_core.unregister_scheduler(spec))
+
+
+def registered() -> list[str]:
+    """The names of the user schedulers registered now, oldest first."""
+    return list(_REGISTERED)
+
+
+@contextlib.contextmanager
+def scope() -> Iterator[None]:
+    """Every user scheduler registered inside the `with` block is unregistered
+    at its end (one registered before keeps its registration), so that tests
+    and notebooks do not leak schedulers into each other's catalogue:
+
+        with vmsched.scheduler.scope():
+            vmsched.run("s.toml", scheduler="wrr.py:WeightedRR")
+    """
+    before = set(_REGISTERED)
+    try:
+        yield
+    finally:
+        for spec in [s for s in _REGISTERED if s not in before]:
+            unregister(spec)
 
 
 def register_in(data: dict[str, Any], base: Path | None = None) -> None:

@@ -141,6 +141,12 @@ def check_case(sc: Scenario) -> None:
         assert again[2][key] == series[key], f"two runs differ in the series' {key}"
 
 
+def sched_state(sim: Any) -> dict[str, Any]:
+    """The scheduler's state as data (`Scheduler.state()`, or a built-in's
+    `SchedState`) of a `vmsched._core.Sim`: `global`, `pcpus`, `domains`, `vcpus`."""
+    return json.loads(sim.sched_state())
+
+
 def check_scheduler(scheduler: str, *, cases: int = 20, seed: int = 1) -> int:
     """Check `scheduler` (a built-in name or your `file.py:Class`) on `cases` random
     scenarios; returns the number checked. An AssertionError says which property

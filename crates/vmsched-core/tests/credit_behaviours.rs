@@ -1,4 +1,4 @@
-//! The behaviours C1–C12 and B1 of `xen/credit-and-credit2.md` §4 that a
+//! The behaviours C1–C12 and B1 of `docs/reference/xen-behaviours.md` that a
 //! simulation can show, and the differences between Xen releases that
 //! `xen_version` selects. Each test says which behaviour it checks.
 

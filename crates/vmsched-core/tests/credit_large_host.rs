@@ -1,5 +1,6 @@
 //! Credit on a large host: where a new domain's VCPU starts, release by
-//! release, and the stealing that spreads the rest (issue 11 part 5).
+//! release, and the stealing that spreads the rest (`docs/schedulers/credit.md`,
+//! "Xen versions").
 
 mod common;
 use common::*;

@@ -1,5 +1,5 @@
-//! The "Must hold" list of issue 2 for the Credit scheduler (default: the
-//! current Xen release), each as stated in the issue.
+//! What the Credit scheduler must hold (default: the current Xen release),
+//! each property stated in its test's comment.
 
 mod common;
 use common::*;

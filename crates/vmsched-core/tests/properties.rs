@@ -1,5 +1,5 @@
 //! Invariants of the engine and of every scheduler, property-tested over
-//! random scenarios (ARCHITECTURE §9).
+//! random scenarios (`docs/testing.md`).
 //!
 //! **Generator.** A scenario is drawn from the scheduler's own parameter
 //! declarations (`sched::registry()`): every global and per-domain parameter

@@ -1,5 +1,5 @@
-//! ARINC 653: the behaviours of `xen/other-schedulers.md` §6 and §11 (22),
-//! the "Must hold" list, the table's validation, and the invariants
+//! ARINC 653: behaviour 22 of `docs/reference/xen-behaviours.md` (and
+//! `docs/schedulers/arinc653.md`), what it must hold, the table's validation, and the invariants
 //! every scheduler keeps.
 
 mod common;

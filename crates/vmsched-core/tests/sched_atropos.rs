@@ -1,5 +1,5 @@
-//! Atropos (Xen 2.0): the behaviours of `xen/other-schedulers.md` §11 items
-//! 1, 2 and 17, as coded (including why it was removed) and in the
+//! Atropos (Xen 2.0): the behaviours 1, 2 and 17 of
+//! `docs/reference/xen-behaviours.md`, as coded (including why it was removed) and in the
 //! "intended" mode.
 
 mod common;

@@ -1,5 +1,5 @@
-//! BVT: the behaviours of `xen/other-schedulers.md` §11 (items 1, 2, 12–16)
-//! and the issue's "must hold" list.
+//! BVT: the behaviours 1, 2 and 12–16 of `docs/reference/xen-behaviours.md`
+//! and what BVT must hold.
 
 mod common;
 use common::*;
@@ -505,7 +505,7 @@ fn re_picked_vcpus_are_charged_again_from_3_0_2() {
     assert!(a > 50.0, "3.0.2: a still ahead of b: {a} %");
 }
 
-/// Warp from t = 0 (issue 11 part 6), as Xen 3.0.2 codes it: a new VCPU
+/// Warp from t = 0, as Xen 3.0.2 codes it: a new VCPU
 /// starts at avt = svt = 0 and `calc_evt` returns the unsigned 32-bit
 /// `avt − warp_value`, which wraps to 2^32 − 5000, the back of the queue.
 /// The warped hog never runs, so its avt stays 0, the PCPU's svt (the least

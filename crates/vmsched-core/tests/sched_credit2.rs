@@ -1,5 +1,5 @@
-//! Credit2: the behaviours of `xen/credit-and-credit2.md` §4 (K1–K12) and the
-//! issue's "Must hold" list, plus the invariants every scheduler keeps.
+//! Credit2: the behaviours K1–K12 of `docs/reference/xen-behaviours.md` and
+//! what Credit2 must hold, plus the invariants every scheduler keeps.
 
 mod common;
 

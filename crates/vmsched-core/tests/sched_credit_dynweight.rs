@@ -140,21 +140,18 @@ fn busy_vcpus_count_where_credit_weighs_domains() {
     }
 }
 
-/// Every domain's `dom` line of the dump: (configured weight, weight in
-/// force, dynamic).
+/// Every domain's weights from the scheduler's state: (configured weight,
+/// weight in force, dynamic).
 fn weights(s: &mut Simulation) -> Vec<(u64, u64, bool)> {
-    s.dump()
-        .lines()
-        .filter(|l| l.starts_with("dom "))
-        .map(|l| {
-            let f = |k: &str| -> u64 {
-                l.split_whitespace()
-                    .find_map(|w| w.strip_prefix(&format!("{k}=")))
-                    .unwrap_or_else(|| panic!("no {k} in {l}"))
-                    .parse()
-                    .unwrap()
-            };
-            (f("base"), f("weight"), f("dynamic") == 1)
+    let st = s.sched_state();
+    (0..st.domains.len())
+        .map(|d| {
+            let dynamic = st.domains[d]["dynamic"].as_bool().expect("a flag");
+            (
+                st.domain_int(d, "base") as u64,
+                st.domain_int(d, "weight") as u64,
+                dynamic,
+            )
         })
         .collect()
 }

@@ -58,13 +58,21 @@ fn a_waker_with_more_remaining_credit_supersedes_a_hog_queued_ahead() {
         // The situation is the same under both: b runs, the hog then w are
         // queued, both BOOST, and w has more remaining credit.
         assert_eq!(running(&s)[0], Some(b as u32), "{sched}");
-        let dump = s.dump();
-        assert!(
-            dump.contains(&format!("runq=[ {hog}(BOOST "))
-                && dump.contains(&format!(") {w}(BOOST ")),
-            "{sched}: expected the hog then w queued BOOST:\n{dump}"
-        );
+        let queues = s.sched_state().pcpus;
         let st = credit_state(&mut s);
+        let queued = |q: &serde_json::Map<String, serde_json::Value>| -> Vec<usize> {
+            let ids = q["runq"].as_array().expect("a run queue");
+            ids.iter().map(|v| v.as_u64().unwrap() as usize).collect()
+        };
+        assert!(
+            queues
+                .iter()
+                .map(queued)
+                .any(|q| q.first() == Some(&hog) && q[1..].contains(&w))
+                && st[hog].pri == "BOOST"
+                && st[w].pri == "BOOST",
+            "{sched}: expected the hog then w queued BOOST: {queues:?} {st:?}"
+        );
         assert!(st[hog].active && !st[w].active, "{sched}: {st:?}");
         assert!(st[w].credit > st[hog].credit, "{sched}: {st:?}");
         // b switches off at 1.015 s: the choice (w's 0.1 ms of work would

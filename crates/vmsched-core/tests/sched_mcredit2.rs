@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use vmsched_core::Simulation;
 
-/// One domain as the dump shows it.
+/// One domain of Mcredit2's state.
 #[derive(Clone, Debug, PartialEq)]
 struct Dom {
     base: u32,
@@ -18,27 +18,15 @@ struct Dom {
 
 /// The boost state: (boosted domain id, rate) and every domain's weights.
 fn boost_state(s: &mut Simulation) -> (Option<u32>, u64, Vec<Dom>) {
-    let dump = s.dump();
-    let mut boosted = None;
-    let mut rate = 0;
-    let mut doms = Vec::new();
-    let field = |line: &str, k: &str| -> String {
-        line.split_whitespace()
-            .find_map(|w| w.strip_prefix(&format!("{k}=")))
-            .unwrap_or_else(|| panic!("no {k} in {line}"))
-            .to_string()
-    };
-    for line in dump.lines() {
-        if line.starts_with("mcredit2:") {
-            boosted = field(line, "boosted").parse().ok();
-            rate = field(line, "rate").parse().unwrap();
-        } else if line.starts_with("dom ") {
-            doms.push(Dom {
-                base: field(line, "base").parse().unwrap(),
-                weight: field(line, "weight").parse().unwrap(),
-            });
-        }
-    }
+    let st = s.sched_state();
+    let boosted = st.global["boosted"].as_u64().map(|d| d as u32);
+    let rate = st.global["rate"].as_u64().expect("a rate");
+    let doms = (0..st.domains.len())
+        .map(|d| Dom {
+            base: st.domain_int(d, "base") as u32,
+            weight: st.domain_int(d, "weight") as u32,
+        })
+        .collect();
     (boosted, rate, doms)
 }
 

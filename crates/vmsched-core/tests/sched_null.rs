@@ -1,5 +1,5 @@
-//! null: the behaviours of `xen/other-schedulers.md` §7 and §11 (23), the
-//! issue's "Must hold" list, and the invariants every scheduler keeps.
+//! null: behaviour 23 of `docs/reference/xen-behaviours.md` (and the
+//! scheduler's page, `docs/schedulers/null.md`), what it must hold, and the invariants every scheduler keeps.
 
 mod common;
 

@@ -1,5 +1,5 @@
-//! RTDS: the behaviours of `xen/other-schedulers.md` §11 (19–21) and the
-//! issue's "Must hold" list, plus the invariants every scheduler keeps.
+//! RTDS: the behaviours 19–21 of `docs/reference/xen-behaviours.md` and what
+//! RTDS must hold, plus the invariants every scheduler keeps.
 
 mod common;
 

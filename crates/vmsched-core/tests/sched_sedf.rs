@@ -1,5 +1,5 @@
-//! SEDF: the behaviours of `xen/other-schedulers.md` §11 (items 1, 2, 4–11)
-//! and the "must hold" list, on small hosts with exact expectations.
+//! SEDF: the behaviours 1, 2 and 4–11 of `docs/reference/xen-behaviours.md`
+//! and what SEDF must hold, on small hosts with exact expectations.
 
 mod common;
 use common::*;

@@ -459,16 +459,9 @@ fn io_accounting_bounds_an_io_heavy_domain_by_its_reservation() {
                 ],
             );
             let mut sim = run_sim(&toml);
-            let dump = sim.dump();
+            let st = sim.sched_state();
             let s = sim.summary(0.0);
-            let line = dump.lines().find(|l| l.starts_with("dom1:")).unwrap();
-            let field = |k: &str| -> u64 {
-                line.split_whitespace()
-                    .find_map(|w| w.strip_prefix(&format!("{k}=")))
-                    .unwrap()
-                    .parse()
-                    .unwrap()
-            };
+            let field = |k: &str| -> u64 { st.domain_int(1, k) as u64 };
             let own = running_ns(&sim, "io");
             let events = domain(&s, "io")["xenmon"]["io_events"].as_u64().unwrap();
             // The profile's per-packet backend cost, received or sent alike.

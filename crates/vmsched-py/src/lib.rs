@@ -383,6 +383,12 @@ impl Sim {
     fn dump(&mut self) -> PyResult<String> {
         guarded(|| Ok(self.sim.dump()))
     }
+
+    /// The scheduler's state as data, JSON text of `{global, pcpus,
+    /// domains, vcpus}` (`vmsched.Sim.state()` reads it).
+    fn sched_state(&mut self) -> PyResult<String> {
+        guarded(|| Ok(serde_json::to_string(&self.sim.sched_state()).expect("JSON values")))
+    }
 }
 
 /// A cluster of hosts joined by a network, simulated together.

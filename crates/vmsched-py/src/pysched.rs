@@ -26,7 +26,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 use vmsched_core::ids::{DomId, PcpuId, VcpuId};
 use vmsched_core::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
-use vmsched_core::sched::{self, placement, Decision, SchedCtx, Scheduler, SchedulerInfo};
+use vmsched_core::sched::{
+    self, placement, Decision, SchedCtx, SchedState, Scheduler, SchedulerInfo,
+};
 use vmsched_core::SimError;
 
 create_exception!(
@@ -801,6 +803,27 @@ impl Scheduler for PyScheduler {
             r.unwrap_or_else(|e| format!("dump() raised {e}"))
         })
     }
+
+    fn state(&self, ctx: &SchedCtx) -> SchedState {
+        let Some(obj) = &self.obj else {
+            return SchedState::default();
+        };
+        Python::attach(|py| {
+            let host = self.host.bind(py).borrow();
+            host.ctx
+                .set((ctx as *const SchedCtx as *mut SchedCtx).cast());
+            let r = obj.bind(py).call_method0("state").and_then(|st| {
+                let json = py.import("json")?;
+                json.call_method1("dumps", (st,))?.extract::<String>()
+            });
+            host.ctx.set(std::ptr::null_mut());
+            // A state that is not {global, pcpus, domains, vcpus} of JSON
+            // values reads as empty: it is for tests, never for the run.
+            r.ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or_default()
+        })
+    }
 }
 
 /// A counter's name as the summary needs it (`&'static`): each distinct
@@ -1036,9 +1059,17 @@ pub fn register_scheduler(name: &str, decl: &str, factory: Py<PyAny>) -> PyResul
     Ok(())
 }
 
+/// Remove the Python scheduler registered under `name` from the catalogue;
+/// returns whether there was one (a built-in's name: false).
+#[pyfunction]
+pub fn unregister_scheduler(name: &str) -> bool {
+    sched::unregister_external(name)
+}
+
 /// Add the bridge's function, class and exceptions to the `_core` module.
 pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(register_scheduler, m)?)?;
+    m.add_function(wrap_pyfunction!(unregister_scheduler, m)?)?;
     m.add_class::<Host>()?;
     m.add("SchedulerFault", m.py().get_type::<SchedulerFault>())?;
     m.add("HookTimeout", m.py().get_type::<HookTimeout>())?;

@@ -284,6 +284,11 @@ impl Simulation {
         self.sched.dump(&SchedCtx::new(&mut self.w))
     }
 
+    /// The scheduler's state as data (what [`Simulation::dump`] shows).
+    pub fn sched_state(&mut self) -> crate::sched::SchedState {
+        self.sched.state(&SchedCtx::new(&mut self.w))
+    }
+
     /// Bytes of heap and inline memory the model holds per VCPU (for the
     /// memory benchmark): the VCPU record, its histogram, its sample slot.
     /// A lower bound: the event queue, the scheduler's own state and the

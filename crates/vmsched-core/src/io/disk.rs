@@ -80,7 +80,7 @@ mod tests {
         let first = d.service_ns(&r(1 << 30)); // random: seek + rotation
         let seq = d.service_ns(&r((1 << 30) + (1 << 20)));
         assert_eq!(first - seq, d.seek_ns + d.rotation_ns);
-        // 1 MiB at 56.5 MB/s plus 100 µs.
-        assert_eq!(seq, 100_000 + (1u64 << 20) * 1_000_000_000 / 56_500_000 + 1);
+        // 1 MiB at the profile's 56.15 MB/s (calibrated on the thesis's native row) plus 100 µs.
+        assert_eq!(seq, 100_000 + (1u64 << 20) * 1_000_000_000 / 56_150_000 + 1);
     }
 }

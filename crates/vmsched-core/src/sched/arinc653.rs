@@ -119,6 +119,14 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// The counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("table_entries", "entries in the schedule table"),
+    ("major_frame_ns", "length of the major frame (ns)"),
+    ("major_frames", "major frames started"),
+    ("idle_slot_decisions", "decisions that left a PCPU idle in a slot whose VCPU could not run"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "arinc653",
@@ -145,7 +153,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
 })
 .with_check_global(check_global)
 .with_check_scenario(check_scenario)
-.with_check_domain_ops(check_domain_ops);
+.with_check_domain_ops(check_domain_ops)
+.with_counters(COUNTERS);
 
 fn ms_to_ns(ms: f64) -> u64 {
     secs_f64(ms / 1000.0)

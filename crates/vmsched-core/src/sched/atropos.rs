@@ -105,6 +105,15 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// The counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("new_periods", "periods started (slices refreshed)"),
+    ("slack_quanta", "5 ms slack quanta handed out"),
+    ("unblocked_picks", "slack given first to a short-block waker with slice left"),
+    ("short_blocks", "wake-ups within the period they blocked in"),
+    ("long_blocks", "wake-ups after a period or more blocked"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "atropos",
@@ -147,7 +156,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     ],
     frames: None,
 })
-.with_check_domain(check_domain);
+.with_check_domain(check_domain)
+.with_counters(COUNTERS);
 
 fn check_domain(_g: &Params, p: &Params, path: &str) -> Result<(), ScenarioError> {
     let timed = ["period", "slice", "latency"];

@@ -132,6 +132,15 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// The counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("wake_preemptions", "wake-ups that preempted the running VCPU at once"),
+    ("wake_timer_pulls", "wake-ups that cut the running slice to about ctx_allow"),
+    ("warp_timeouts", "warps ended by warpl"),
+    ("svt_wraps", "system virtual time wrapped back (and every VCPU's with it)"),
+    ("past_timer_rounds", "rounds charged to a VCPU whose lead would overflow the slice timer"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "bvt",
@@ -147,7 +156,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
         param: "mcuadv",
         base: 40.0,
     })
-.with_check_global(check_global);
+.with_check_global(check_global)
+.with_counters(COUNTERS);
 
 /// The last release with BVT: it was removed on 23 August 2006
 /// (`db51cd09d3`), before 3.0.3.

@@ -59,7 +59,7 @@
 //! (_csched_cpu_pick), `timer` (tick and accounting), `adjust`, `adjust_global`,
 //! `dump`.
 
-use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use super::{Decision, SchedCtx, SchedState, Scheduler, SchedulerInfo};
 use super::{Allocation, AllocParam, AllocValue, Shares};
 use crate::cpumask::CpuMask;
 use crate::error::ScenarioError;
@@ -173,6 +173,18 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// The counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("ticks", "10 ms ticks served"),
+    ("accounting_periods", "30 ms accounting periods"),
+    ("steals", "VCPUs stolen by a PCPU from a peer's run queue"),
+    ("tick_pushes", "running VCPUs pushed to an idle PCPU at a tick"),
+    ("parks", "capped VCPUs parked"),
+    ("boosts", "wake-ups given BOOST"),
+    ("ratelimit_deferrals", "decisions that kept a VCPU for the ratelimit"),
+    ("tickles", "PCPUs tickled"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "credit",
@@ -199,7 +211,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
         param: "weight",
         base: 256.0,
     })
-.with_check_global(check_global);
+.with_check_global(check_global)
+.with_counters(COUNTERS);
 
 /// Global parameters that a release did not have yet: (name, first release).
 const ADDED_IN: &[(&str, Version)] = &[
@@ -246,8 +259,8 @@ fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
 /// change results. Each field names the releases and the evidence: "B" is the
 /// late-2006 code (Xen 3.0.3/3.0.4 era: tick sampling, BOOST, parking by
 /// pause), "C" the 2009 code just before 4.0 (tick_suspend, burn_credits),
-/// "D" the 4.8 code (commit 0053127890), "R" the 4.22 reference
-/// (`xen/credit-and-credit2.md`). Where a change is bracketed by two
+/// "D" the 4.8 code (commit 0053127890), "R" the 4.22 code
+/// (`xen/common/sched/credit.c` at RELEASE-4.22). Where a change is bracketed by two
 /// snapshots rather than dated by its commit, the boundary is marked
 /// "approximate" and the doc page says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1630,6 +1643,37 @@ impl Scheduler for Credit {
             );
         }
         s
+    }
+
+    fn state(&self, ctx: &SchedCtx) -> SchedState {
+        let pri = |p: i8| match p {
+            PRI_BOOST => "BOOST",
+            PRI_UNDER => "UNDER",
+            PRI_OVER => "OVER",
+            _ => "IDLE",
+        };
+        let rec = SchedState::record;
+        SchedState {
+            global: rec(serde_json::json!({
+                "weight": self.weight, "credit": self.credit, "balance": self.credit_balance,
+            })),
+            pcpus: (self.pcpus.iter().enumerate())
+                .map(|(i, p)| {
+                    let cur = ctx.current(PcpuId(i as u32)).map(|v| v.0);
+                    let runq: Vec<u32> = p.runq.iter().map(|v| v.0).collect();
+                    rec(serde_json::json!({"nr_runnable": p.nr_runnable, "cur": cur, "runq": runq}))
+                })
+                .collect(),
+            domains: Vec::new(),
+            vcpus: (self.units.iter())
+                .map(|u| {
+                    rec(serde_json::json!({
+                        "pri": pri(u.pri), "credit": u.credit, "last": u.credit_last,
+                        "active": u.active, "parked": u.parked, "yield": u.yield_,
+                    }))
+                })
+                .collect(),
+        }
     }
 }
 

@@ -208,6 +208,18 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// The counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("runqueues", "run queues"),
+    ("credit_resets", "credit resets (epochs)"),
+    ("balance_moves", "VCPUs moved between run queues by load balancing"),
+    ("runq_migrations", "VCPUs that changed run queue"),
+    ("tickles", "PCPUs tickled"),
+    ("wakeups_tickling_nobody", "wake-ups that found no PCPU to tickle"),
+    ("ratelimit_deferrals", "decisions that kept a VCPU for the ratelimit"),
+    ("parks", "capped VCPUs parked"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "credit2",
@@ -236,7 +248,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     })
 .with_check_domain(check_domain)
 .with_check_global(check_global)
-.with_check_scenario(check_scenario);
+.with_check_scenario(check_scenario)
+.with_counters(COUNTERS);
 
 fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
     let rl = p.int("ratelimit_us");

@@ -230,6 +230,66 @@ pub trait Scheduler: Send {
     fn dump(&self, _ctx: &SchedCtx) -> String {
         String::new()
     }
+
+    /// The scheduler's state as data, for tests and tools (what [`dump`]
+    /// shows as text, without parsing it). Empty by default.
+    ///
+    /// [`dump`]: Scheduler::dump
+    fn state(&self, _ctx: &SchedCtx) -> SchedState {
+        SchedState::default()
+    }
+}
+
+/// A scheduler's state as data ([`Scheduler::state`]): scheduler-wide
+/// values, then one record per PCPU, per domain and per VCPU (indexed by
+/// id), each a map from the field's name (as [`Scheduler::dump`] names it)
+/// to its value. Which fields exist is the scheduler's to say, on its page.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct SchedState {
+    /// Scheduler-wide values.
+    pub global: serde_json::Map<String, serde_json::Value>,
+    /// Per PCPU, by id (`runq`: the VCPU ids queued, in order).
+    pub pcpus: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Per domain, by id.
+    pub domains: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Per VCPU, by id.
+    pub vcpus: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl SchedState {
+    /// One record from a JSON object (`json!({"credit": 3, ...})`).
+    pub fn record(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        match v {
+            serde_json::Value::Object(m) => m,
+            _ => panic!("a state record is a JSON object"),
+        }
+    }
+
+    /// Integer field `key` of VCPU `v` (panics if absent: for tests).
+    pub fn vcpu_int(&self, v: usize, key: &str) -> i64 {
+        field(&self.vcpus, v, key)
+            .as_i64()
+            .expect("an integer field")
+    }
+
+    /// Integer field `key` of domain `d` (panics if absent: for tests).
+    pub fn domain_int(&self, d: usize, key: &str) -> i64 {
+        field(&self.domains, d, key)
+            .as_i64()
+            .expect("an integer field")
+    }
+}
+
+fn field<'a>(
+    records: &'a [serde_json::Map<String, serde_json::Value>],
+    i: usize,
+    key: &str,
+) -> &'a serde_json::Value {
+    records
+        .get(i)
+        .and_then(|r| r.get(key))
+        .unwrap_or_else(|| panic!("no field {key} in record {i}"))
 }
 
 /// Operations a hook asks for that run further hooks; the engine performs
@@ -628,8 +688,10 @@ pub struct SchedulerInfo {
     /// Toolstack operations it refuses.
     pub check_domain_ops: DomainOpsCheck,
     /// The counters its [`Scheduler::counters`] reports in the summary,
-    /// each with what it counts.
+    /// each with what it counts (its own, after `base_counters`).
     pub counters: &'static [(&'static str, &'static str)],
+    /// The counters of the scheduler it extends, reported first.
+    pub base_counters: &'static [(&'static str, &'static str)],
 }
 
 /// A check that accepts everything.
@@ -687,6 +749,7 @@ impl SchedulerInfo {
             check_scenario: accept_scenario,
             check_domain_ops: accept_domain_ops,
             counters: &[],
+            base_counters: &[],
         }
     }
 
@@ -755,6 +818,23 @@ impl SchedulerInfo {
         self
     }
 
+    /// The counters it reports: those of the scheduler it extends
+    /// (`base`), then its own.
+    pub const fn with_counters_after(
+        mut self,
+        base: &'static [(&'static str, &'static str)],
+        own: &'static [(&'static str, &'static str)],
+    ) -> SchedulerInfo {
+        self.base_counters = base;
+        self.counters = own;
+        self
+    }
+
+    /// Every counter it declares (name, meaning), in the order reported.
+    pub fn declared_counters(&self) -> impl Iterator<Item = &(&'static str, &'static str)> {
+        self.base_counters.iter().chain(self.counters)
+    }
+
     /// Parameters of one scope.
     pub fn params_of(&self, scope: ParamScope) -> Vec<ParamSpec> {
         self.params
@@ -814,8 +894,7 @@ impl SchedulerInfo {
             } => json!({"kind": "reservation", "period": period, "slice": slice, "extra": extra}),
         });
         let counters: Vec<_> = self
-            .counters
-            .iter()
+            .declared_counters()
             .map(|(n, d)| json!({"name": n, "doc": d}))
             .collect();
         json!({
@@ -880,6 +959,16 @@ pub fn register_external(info: SchedulerInfo) -> Result<&'static SchedulerInfo, 
     ext.retain(|s| s.name != leaked.name);
     ext.push(leaked);
     Ok(leaked)
+}
+
+/// Remove the scheduler registered at run time under `name`; returns
+/// whether there was one. A simulation already built with it keeps it (the
+/// entry itself lives as long as the process).
+pub fn unregister_external(name: &str) -> bool {
+    let mut ext = EXTERNAL.write().unwrap_or_else(|e| e.into_inner());
+    let before = ext.len();
+    ext.retain(|s| s.name != name);
+    ext.len() != before
 }
 
 /// Every scheduler: the built-ins, then those registered at run time.
@@ -964,6 +1053,25 @@ mod tests {
         // Turns of 20 ms and 10 ms: two thirds and one third of the PCPU.
         assert!((cpu(0) - 200.0 / 3.0).abs() < 1.0, "{}", cpu(0));
         assert!((cpu(1) - 100.0 / 3.0).abs() < 1.0, "{}", cpu(1));
+    }
+
+    /// Every built-in declares, in its registration, exactly the counters
+    /// it reports (names and order), each with what it counts.
+    #[test]
+    fn every_scheduler_declares_the_counters_it_reports() {
+        for s in registry() {
+            let global = crate::params::validate(
+                &s.params_of(ParamScope::Global),
+                &Default::default(),
+                "scheduler",
+                s.name,
+            )
+            .expect("the defaults are valid");
+            let reported: Vec<&str> = s.build(&global).counters().iter().map(|c| c.0).collect();
+            let declared: Vec<&str> = s.declared_counters().map(|c| c.0).collect();
+            assert_eq!(reported, declared, "{}", s.name);
+            assert!(s.declared_counters().all(|c| !c.1.is_empty()), "{}", s.name);
+        }
     }
 
     /// Every built-in declares it can cap exactly when it says how.

@@ -26,6 +26,13 @@ use crate::params::{ParamSpec, Params};
 
 const PARAMS: &[ParamSpec] = &[];
 
+/// The counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("assigned_vcpus", "VCPUs that hold a PCPU at the end"),
+    ("waiting_vcpus", "VCPUs in the wait queue at the end"),
+    ("waitq_assignments", "VCPUs given a PCPU from the wait queue"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "null",
@@ -36,7 +43,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
 .about(
     "Xen's null scheduler: each VCPU statically owns one PCPU; VCPUs beyond the PCPU count wait forever.",
     "Xen 4.9 - current (experimental)",
-);
+)
+.with_counters(COUNTERS);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {

@@ -107,6 +107,14 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// The counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("replenishments", "budget replenishments"),
+    ("depletions", "budgets spent"),
+    ("tickles", "PCPUs tickled"),
+    ("wakeups_tickling_nobody", "wake-ups that found no PCPU to tickle"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "rtds",
@@ -145,7 +153,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     frames: None,
 })
 .with_check_domain(check_domain)
-.with_check_scenario(check_scenario);
+.with_check_scenario(check_scenario)
+.with_counters(COUNTERS);
 
 /// The release cannot change through an `[[action]]`.
 pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {

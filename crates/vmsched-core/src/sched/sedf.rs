@@ -227,6 +227,18 @@ pub const SHARES: Shares = Shares::Reservation {
     extra: "extratime",
 };
 
+/// The counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("deadline_misses", "deadlines missed (moved back onto the grid)"),
+    ("extra_quanta_util", "extra-time quanta from the utilisation queue"),
+    ("extra_quanta_penalty", "extra-time quanta from the penalty queue"),
+    ("extra_time_ns", "CPU time given as extra time (ns)"),
+    ("short_blocks", "wake-ups within the period they blocked in"),
+    ("long_blocks", "wake-ups after a period or more blocked"),
+    ("idle_holes", "gaps under 500 µs left idle before a period start"),
+    ("behind_schedule", "decisions whose slice came out negative (Xen's \"BEHIND schedule\")"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "sedf",
@@ -240,7 +252,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
 )
 .with_allocation(ALLOCATION)
 .with_shares(SHARES)
-.with_check_domain(check_domain);
+.with_check_domain(check_domain)
+.with_counters(COUNTERS);
 
 /// Behaviour that changed between releases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

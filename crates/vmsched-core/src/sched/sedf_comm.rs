@@ -42,7 +42,7 @@
 //! preferences and the accounting at run time.
 
 use super::sedf::{self, Prefer, Sedf, EXTRA_QUANTUM_NS};
-use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use super::{Decision, SchedCtx, SchedState, Scheduler, SchedulerInfo};
 use crate::error::ScenarioError;
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
@@ -92,6 +92,16 @@ const PARAMS: &[ParamSpec] = &[
     ),
 ];
 
+/// The own counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("comm_preferred", "decisions that ran a more network-intensive domain than the queue's head"),
+    ("comm_preferred_penalty", "decisions that ran a domain owed its lost slice from the penalty queue ahead of the head"),
+    ("comm_no_slack", "more intensive candidates passed over for want of a quantum of slack"),
+    ("io_charged_ns", "driver-domain time charged to the guests' reservations (ns)"),
+    ("io_uncharged_ns", "driver-domain time a guest's reservation could not take (ns)"),
+    ("dom0_credited_ns", "charged time credited back to the driver domain's reservation (ns)"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "sedf-comm",
@@ -106,7 +116,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
 .with_allocation(sedf::ALLOCATION)
 .with_shares(sedf::SHARES)
 .with_check_domain(sedf::check_domain)
-.with_check_scenario(check_scenario);
+.with_check_scenario(check_scenario)
+.with_counters_after(sedf::COUNTERS, COUNTERS);
 
 /// The SEDF parameters fixed when the hypervisor starts.
 pub fn check_scenario(sc: &crate::scenario::Scenario) -> Result<(), ScenarioError> {
@@ -536,5 +547,27 @@ impl Scheduler for SedfComm {
             );
         }
         s
+    }
+
+    fn state(&self, ctx: &SchedCtx) -> SchedState {
+        let mut st = self.sedf.state(ctx);
+        let now = ctx.now().0 as i64;
+        let driver = ctx.driver_domain();
+        st.domains = (0..self.doms.len())
+            .map(|i| {
+                let d = DomId(i as u32);
+                let intensity = if Some(d) == driver {
+                    self.driver_intensity(ctx, d)
+                } else {
+                    self.guest_intensity(ctx, d, now)
+                };
+                let extra: i64 = ctx.vcpus_of(d).map(|v| self.sedf.extra_time_ns(v)).sum();
+                SchedState::record(serde_json::json!({
+                    "intensity": intensity, "anticipated": self.doms[i].anticipated_at(now),
+                    "owed": self.doms[i].owed, "charged": self.doms[i].charged, "extra": extra,
+                }))
+            })
+            .collect();
+        st
     }
 }

@@ -1,8 +1,8 @@
 //! Helpers shared by the integration tests: build and run scenarios, read
 //! results, check the invariants every scheduler must keep, and read the
-//! Credit scheduler's state from its `dump()`.
+//! Credit scheduler's state (`Simulation::sched_state`).
 //!
-//! The invariants (ARCHITECTURE §9): every VCPU's state accounting sums to
+//! The invariants (`docs/testing.md`): every VCPU's state accounting sums to
 //! the elapsed time exactly; a VCPU runs on at most one PCPU and a PCPU runs
 //! at most one VCPU (the engine returns `Err` otherwise, and the helpers also
 //! cross-check the engine's own records); busy PCPU time equals the VCPUs'
@@ -415,7 +415,7 @@ pub fn mixed_flat(sched: &str, globals: &str, pcpus: u32, dom_sched: [&str; 5]) 
     )
 }
 
-/// One VCPU as Credit's `dump()` shows it.
+/// One VCPU of Credit's state (`Simulation::sched_state`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CreditVcpu {
     pub pri: String,
@@ -427,23 +427,19 @@ pub struct CreditVcpu {
 
 /// Every VCPU's Credit state, indexed by VCPU id.
 pub fn credit_state(s: &mut Simulation) -> Vec<CreditVcpu> {
-    let dump = s.dump();
-    let mut out = Vec::new();
-    for line in dump.lines().filter(|l| l.starts_with("vcpu ")) {
-        let field = |k: &str| -> &str {
-            line.split_whitespace()
-                .find_map(|w| w.strip_prefix(&format!("{k}=")))
-                .unwrap_or_else(|| panic!("no {k} in {line}"))
-        };
-        out.push(CreditVcpu {
-            pri: field("pri").to_string(),
-            credit: field("credit").parse().unwrap(),
-            last: field("last").parse().unwrap(),
-            active: field("active") == "1",
-            parked: field("parked") == "1",
-        });
-    }
-    out
+    let st = s.sched_state();
+    (0..st.vcpus.len())
+        .map(|i| {
+            let flag = |k: &str| st.vcpus[i][k].as_bool().expect("a flag");
+            CreditVcpu {
+                pri: st.vcpus[i]["pri"].as_str().expect("a priority").to_string(),
+                credit: st.vcpu_int(i, "credit"),
+                last: st.vcpu_int(i, "last"),
+                active: flag("active"),
+                parked: flag("parked"),
+            }
+        })
+        .collect()
 }
 
 /// What each PCPU runs (VCPU id, or None for idle).

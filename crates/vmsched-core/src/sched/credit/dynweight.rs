@@ -57,7 +57,7 @@ use super::{Credit, PARAMS as CREDIT_PARAMS};
 use crate::sched::{Allocation, AllocParam, AllocValue, Shares};
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
-use crate::sched::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use crate::sched::{Decision, SchedCtx, SchedState, Scheduler, SchedulerInfo};
 use crate::time::{Time, NS_PER_MS};
 
 /// Fixed point of ratios (satisfaction, step factor, gain): 1.0.
@@ -101,6 +101,11 @@ const OWN_PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// The own counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("weight_updates", "weight recomputations"),
+];
+
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "credit-dynweight",
@@ -127,7 +132,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
         param: "weight",
         base: 256.0,
     })
-.with_check_global(super::check_global);
+.with_check_global(super::check_global)
+.with_counters_after(super::COUNTERS, COUNTERS);
 
 #[derive(Clone, Debug)]
 struct DynDom {
@@ -438,5 +444,18 @@ impl Scheduler for CreditDynweight {
             );
         }
         s
+    }
+
+    fn state(&self, ctx: &SchedCtx) -> SchedState {
+        let mut st = self.c.state(ctx);
+        st.domains = (self.doms.iter().enumerate())
+            .map(|(i, d)| {
+                SchedState::record(serde_json::json!({
+                    "base": d.base_weight, "weight": self.c.doms[i].weight,
+                    "demand_ns": d.demand_ns, "served_ns": d.served_ns, "dynamic": d.dynamic,
+                }))
+            })
+            .collect();
+        st
     }
 }

@@ -96,7 +96,15 @@ use crate::sched::{Allocation, AllocParam, AllocValue, Shares};
 use crate::cpumask::CpuMask;
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::Params;
-use crate::sched::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use crate::sched::{Decision, SchedCtx, SchedState, Scheduler, SchedulerInfo};
+
+/// The own counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("supersedes", "decisions that ran a VCPU other than the run queue's head"),
+    ("differs_from_credit", "decisions whose VCPU is not the one Credit would have run"),
+    ("ratelimit_overrides", "of those, decisions Credit's rate limit would have deferred"),
+    ("moves_to_empty_pcpu", "queued VCPUs moved to an idle PCPU"),
+];
 
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
@@ -124,7 +132,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
         param: "weight",
         base: 256.0,
     })
-.with_check_global(super::check_global);
+.with_check_global(super::check_global)
+.with_counters_after(super::COUNTERS, COUNTERS);
 
 /// Credit with the Enhanced choice.
 pub struct CreditEnhanced {
@@ -298,8 +307,12 @@ impl Scheduler for CreditEnhanced {
         v
     }
 
-    /// Credit's dump (the tests read its `vcpu` lines).
+    /// Credit's dump.
     fn dump(&self, ctx: &SchedCtx) -> String {
         self.c.dump(ctx)
+    }
+
+    fn state(&self, ctx: &SchedCtx) -> SchedState {
+        self.c.state(ctx)
     }
 }

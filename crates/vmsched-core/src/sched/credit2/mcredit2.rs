@@ -59,7 +59,7 @@ use super::{Credit2, PARAMS as CREDIT2_PARAMS};
 use crate::sched::{Allocation, AllocParam, AllocValue, Shares};
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
-use crate::sched::{Decision, SchedCtx, Scheduler, SchedulerInfo};
+use crate::sched::{Decision, SchedCtx, SchedState, Scheduler, SchedulerInfo};
 use crate::time::{Time, NS_PER_MS};
 
 /// Credit2's largest weight.
@@ -78,6 +78,12 @@ const OWN_PARAMS: &[ParamSpec] = &[ParamSpec {
     scope: ParamScope::Global,
     doc: "How often the domain with the most credit resets is boosted (weight x rate, rate 2, doubling while it stays boosted); checked at credit resets.",
 }];
+
+/// The own counters [`Scheduler::counters`] reports in the summary (name, meaning).
+pub const COUNTERS: &[(&str, &str)] = &[
+    ("boost_promotions", "promotions (a domain boosted, or its rate doubled)"),
+    ("boost_changes", "promotions that changed which domain is boosted"),
+];
 
 /// The registry entry.
 pub const INFO: SchedulerInfo = SchedulerInfo::new(
@@ -107,7 +113,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     })
 .with_check_domain(super::check_domain)
 .with_check_global(super::check_global)
-.with_check_scenario(super::check_scenario);
+.with_check_scenario(super::check_scenario)
+.with_counters_after(super::COUNTERS, COUNTERS);
 
 /// Credit2 with Mcredit2's weight boost.
 pub struct Mcredit2 {
@@ -258,5 +265,19 @@ impl Scheduler for Mcredit2 {
             );
         }
         s
+    }
+
+    fn state(&self, ctx: &SchedCtx) -> SchedState {
+        let mut st = self.c2.state(ctx);
+        st.global.insert("boosted".into(), self.boosted.map(|d| d.0).into());
+        st.global.insert("rate".into(), self.rate.into());
+        st.domains = (self.base_weight.iter().enumerate())
+            .map(|(i, base)| {
+                SchedState::record(serde_json::json!({
+                    "base": base, "weight": self.c2.doms[i].weight, "resets": self.reset_count[i],
+                }))
+            })
+            .collect();
+        st
     }
 }
