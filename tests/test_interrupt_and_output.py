@@ -35,10 +35,13 @@ def files_under(folder: Path) -> list[str]:
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_mid_run_leaves_nothing(tmp_path, sig, status):
     out = tmp_path / "out"
+    # About 10 GB of traces at full length: admitted by the limit's knob.
+    env = {**os.environ, "VMSCHED_MAX_TRACE_MB": "100000"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "vmsched", "run", str(LONG), "--duration-s", "100000",
          "--out", str(out), "--trace", "--xentrace"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env,
     )  # fmt: skip
     try:
         # Wait until the traces are being written (into the staging folder).
@@ -82,18 +85,40 @@ def test_a_full_disk_after_simulating_is_exit_3_and_leaves_nothing(
     assert files_under(out) == []
 
 
+#: A run whose first seconds are quiet (vm2 paused) and whose traces grow fast
+#: once vm2 runs (a 1-ms duty cycle from 300 s on): the pilot of the first
+#: second predicts about 1 MB, the run writes far more.
+QUIET_THEN_BUSY = (
+    BASE.replace("duration_s = 2", "duration_s = 600").replace(
+        "util_pct = 20", "util_pct = 20\nperiod_ms = 1"
+    )
+    + """
+[[action]]
+at_s = 0
+domain = "vm2"
+pause = true
+
+[[action]]
+at_s = 300
+domain = "vm2"
+pause = false
+"""
+)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
 def test_a_trace_that_fills_a_real_disk(scenario_file, tmp_path):
-    """A 64 kB tmpfs that the trace overflows: exit 3 (not 2: the run was
-    simulated), and the disk is left as it was."""
+    """A 4 MB tmpfs that the traces overflow although the pilot's estimate
+    fits: exit 3 (not 2: the run was simulated), and the disk is left as it
+    was."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
                              capture_output=True, text=True)  # fmt: skip
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
     try:
-        path = scenario_file(BASE.replace("duration_s = 2", "duration_s = 600"))
+        path = scenario_file(QUIET_THEN_BUSY)
         proc = vmsched_cmd("run", str(path), "--out", str(disk / "out"), "--trace", "--xentrace")
         assert proc.returncode == 3, proc.stderr
         (line,) = proc.stderr.splitlines()
@@ -158,6 +183,42 @@ def test_a_run_beyond_the_memory_limit_is_refused_before_simulating(scenario_fil
     # The knob: a limit that admits a modest run refuses it when set lower.
     monkeypatch.setenv("VMSCHED_MAX_MEMORY_MB", "0.001")
     assert cli.main(["validate", str(scenario_file())]) == 2
+
+
+def test_traces_beyond_the_limit_are_refused_before_simulating(tmp_path, monkeypatch):
+    """A pilot of the first simulated second estimates the traces' size:
+    beyond VMSCHED_MAX_TRACE_MB the run stops with the estimate, writing
+    nothing; within it, the run goes on."""
+    scenario = str(REPO / "scenarios" / "credit-three-vms.toml")
+    out = tmp_path / "out"
+    monkeypatch.setenv("VMSCHED_MAX_TRACE_MB", "0.01")
+    proc = vmsched_cmd("run", scenario, "--out", str(out), "--trace", "--xentrace")
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"vmsched: error: {scenario}: --trace: the traces would take about ")
+    assert "scaled to 55 s), more than 10.0 kB (VMSCHED_MAX_TRACE_MB=0.01)" in line
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("VMSCHED_MAX_TRACE_MB", "100")
+    proc = vmsched_cmd("run", scenario, "--out", str(out), "--xentrace")
+    assert proc.returncode == 0, proc.stderr
+    # The estimate (about 5 MB for both) holds the real size to a factor.
+    size = (out / "trace.xentrace").stat().st_size
+    assert 0.1e6 < size < 10e6
+
+
+def test_top_beyond_the_memory_limit_is_refused_before_simulating(scenario_file):
+    """`vmsched top` keeps a series row per VCPU at every sample in the core:
+    a long run sampled finely is refused with the knob to change."""
+    path = scenario_file(BASE.replace("duration_s = 2", "duration_s = 10000000"))
+    proc = vmsched_cmd("top", str(path), "--batch", "--interval", "0.0001")
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(f"vmsched: error: {path}: --interval: the run would keep ")
+    assert "expected a larger --interval than 0.0001 s" in line
+    # Sampled coarsely, the same run is within the limit (and starts).
+    proc = vmsched_cmd("top", str(path), "--batch", "--interval", "1", "--iterations", "1")
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_progress_in_jupyter(monkeypatch):

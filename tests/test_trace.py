@@ -176,6 +176,8 @@ def test_every_line_of_trace_txt_follows_the_ftrace_grammar(traced):
 TRC_TRACE_CPU_CHANGE = 0x0001F003
 IDLE_DOMID = 0x7FFF
 TSC_HZ = 2_400_000_000
+#: The host's power-on, one second before simulated time 0 (docs/trace.md).
+TSC_BOOT_S = 1
 DOM_ADD = 0x00028001
 SLEEP = 0x00028003
 WAKE_ID = 0x00028004
@@ -228,8 +230,8 @@ def decode(data: bytes) -> list[tuple[int, int, int, tuple[int, ...]]]:
 def test_trace_xentrace_decodes_to_xens_records(traced):
     out, summary = traced
     records = decode((out / "trace.xentrace").read_bytes())
-    start_tsc = WARMUP_S * TSC_HZ
-    end_tsc = int(summary["duration_s"] * TSC_HZ)
+    start_tsc = (TSC_BOOT_S + WARMUP_S) * TSC_HZ
+    end_tsc = int((TSC_BOOT_S + summary["duration_s"]) * TSC_HZ)
     last: dict[int, int] = {}
     for cpu, event, tsc, payload in records:
         assert cpu < PCPUS

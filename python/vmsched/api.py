@@ -18,6 +18,7 @@ has `hosts` (each host's own summary) and `domains` (every domain, with its
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -482,6 +483,22 @@ def check_budget(sc: Scenario) -> None:
     budget.check(sc.data, sc.source)
 
 
+def _check_trace_space(sc: Scenario, targets: dict[str, Path], out: str | Path | None) -> None:
+    """Refuse a traced run whose traces would not fit (vmsched.budget's
+    pilot), before anything is written."""
+
+    def make_sim(text: str) -> Any:
+        try:
+            return _core.Sim(text)
+        except Exception as exc:  # noqa: BLE001 - translated
+            raise from_core(exc, sc.source) from None
+
+    # A scratch folder that cannot be written leaves the estimate out: the
+    # run itself says whether its own files can be.
+    with contextlib.suppress(OSError):
+        budget.check_traces(sc.data, sc.source, targets, make_sim)
+
+
 def _coerce(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario.validate()
@@ -556,6 +573,8 @@ def run(
     if out is not None:
         check_out_path(out)
     check_budget(sc)
+    if targets:
+        _check_trace_space(sc, targets, out)
     # Everything is checked: from here on, files are written (or nothing is).
     staged = OutputSet(out) if out is not None else None
     if staged is not None:

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from vmsched import _core
+from vmsched import _core, budget
 from vmsched.errors import ScenarioError, from_core, unknown_name
 from vmsched.scenario import Scenario
 
@@ -203,6 +203,19 @@ def monitored_scenario(sc: Scenario, interval_s: float | None) -> Scenario:
                 path=exc.path,
             ) from None
         raise
+    # The core keeps a series row per VCPU at every sample until the run
+    # ends: a long run sampled finely is refused here, as `vmsched run`
+    # refuses it, before anything is simulated.
+    if interval_s is None:
+        budget.check(out.data, sc.source, bytes_per_row=budget.CORE_BYTES_PER_ROW)
+    else:
+        budget.check(
+            out.data,
+            sc.source,
+            bytes_per_row=budget.CORE_BYTES_PER_ROW,
+            path="--interval",
+            interval=f"a larger --interval than {interval_s:g} s",
+        )
     return out
 
 

@@ -1,5 +1,5 @@
 //! Tracing a run: installing a [`TraceSink`] at the start of measurement and
-//! finishing it. The two hooks themselves are in `schedule` and
+//! finishing it. The two hooks themselves are in `schedule.rs` and
 //! `World::update_state` (mod.rs).
 
 use super::Simulation;

@@ -15,7 +15,9 @@
 //! [`WINDOW_BYTES`]), so `xenalyze` can split the file by PCPU.
 //!
 //! TSC values are simulated time at [`TSC_HZ`] (2.4 GHz, `xenalyze`'s
-//! default `--cpu-hz`). Domain ids are the scenario's domain indices; the
+//! default `--cpu-hz`), counted from a power-on [`TSC_BOOT_NS`] before the
+//! simulation's time 0: a real host's TSC counts from its power-on, so no
+//! real trace starts at TSC 0, and `xenalyze` refuses one that does. Domain ids are the scenario's domain indices; the
 //! idle VCPU of PCPU `n` is domain [`IDLE_DOMID`], VCPU `n`, as in Xen.
 //! `docs/trace.md` lists the records written for each event.
 
@@ -28,10 +30,15 @@ use std::io;
 /// TSC ticks per simulated second.
 pub const TSC_HZ: u64 = 2_400_000_000;
 
-/// The TSC value of simulated time `t` (2.4 ticks per ns, rounded down).
+/// How long before the simulation's time 0 the host's TSC started counting
+/// (its power-on): one second.
+pub const TSC_BOOT_NS: u64 = 1_000_000_000;
+
+/// The TSC value of simulated time `t`: the time since power-on
+/// (`t` + [`TSC_BOOT_NS`]) at 2.4 ticks per ns, rounded down.
 #[inline]
 pub fn tsc(t: Time) -> u64 {
-    (u128::from(t.0) * 12 / 5) as u64
+    ((u128::from(t.0) + u128::from(TSC_BOOT_NS)) * 12 / 5) as u64
 }
 
 pub const TRC_TRACE_CPU_CHANGE: u32 = 0x0001_f003;
@@ -272,11 +279,14 @@ mod tests {
 
     #[test]
     fn tsc_is_2_4_ghz() {
-        assert_eq!(tsc(Time(0)), 0);
-        assert_eq!(tsc(Time(5)), 12);
-        assert_eq!(tsc(Time(1_000_000_000)), TSC_HZ);
+        assert_eq!(tsc(Time(0)), TSC_HZ);
+        assert_eq!(tsc(Time(5)), TSC_HZ + 12);
+        assert_eq!(tsc(Time(1_000_000_000)), 2 * TSC_HZ);
         // Far beyond u64 ns * 12 without the 128-bit product.
-        assert_eq!(tsc(Time(10_000_000_000_000_000)), 24_000_000_000_000_000);
+        assert_eq!(
+            tsc(Time(10_000_000_000_000_000)),
+            24_000_000_000_000_000 + TSC_HZ
+        );
     }
 
     #[test]
@@ -321,14 +331,16 @@ mod tests {
         let block = TRC_SCHED_BLOCK | 2 << 28 | 1 << 31;
         let add = TRC_SCHED_DOM_ADD | 1 << 28 | 1 << 31;
         let change = TRC_TRACE_CPU_CHANGE | 2 << 28;
+        // TSC low words: 1 s after power-on (2.4e9 ticks) plus 2,400 and 4,800.
+        let (t1, t2) = (2_400_002_400, 2_400_004_800);
         assert_eq!(
             w,
             vec![
                 change, 1, 40, // PCPU 1's window: two records of 5 words
-                wake, 2_400, 0, 2, 3, //
-                block, 4_800, 0, 2, 3, //
+                wake, t1, 0, 2, 3, //
+                block, t2, 0, 2, 3, //
                 change, 0, 16, // PCPU 0's window: one record of 4 words
-                add, 4_800, 0, 4,
+                add, t2, 0, 4,
             ]
         );
         assert_eq!(x.records(), 3);

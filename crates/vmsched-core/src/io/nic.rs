@@ -1,0 +1,96 @@
+//! The host's NIC and the link beyond it.
+//!
+//! Full duplex: each direction serialises packets at the line rate (payload
+//! plus TCP/IP headers and Ethernet framing per packet), then the propagation
+//! latency applies. A packet between two hosts of a cluster is serialised
+//! once on the sender's link and once more on the receiver's, as a
+//! store-and-forward switch does.
+
+use super::{ETHERNET_FRAMING, TCPIP_HEADER};
+use crate::host::IoCosts;
+use crate::time::Time;
+
+/// The NIC and the link beyond it: full duplex, each direction serialises
+/// packets at the line rate, then the propagation latency applies.
+#[derive(Clone, Debug)]
+pub struct Nic {
+    pub bps: u64,
+    pub latency_ns: u64,
+    pub mtu: u32,
+    tx_free: Time,
+    rx_free: Time,
+}
+
+impl Nic {
+    pub fn new(c: &IoCosts) -> Nic {
+        Nic {
+            bps: c.nic_bps.max(1),
+            latency_ns: c.nic_latency_ns,
+            mtu: c.mtu,
+            tx_free: Time::ZERO,
+            rx_free: Time::ZERO,
+        }
+    }
+
+    /// Time on the wire for `bytes` of payload in `pkts` packets.
+    pub fn wire_ns(&self, bytes: u64, pkts: u32) -> u64 {
+        let on_wire = bytes + pkts as u64 * (TCPIP_HEADER + ETHERNET_FRAMING);
+        ((on_wire as u128 * 8 * 1_000_000_000u128).div_ceil(self.bps as u128)) as u64
+    }
+
+    /// Send from the host at `now`: when the last bit reaches the peer.
+    pub fn transmit(&mut self, now: Time, bytes: u64, pkts: u32) -> Time {
+        let start = self.tx_free.max(now);
+        self.tx_free = start.after(self.wire_ns(bytes, pkts));
+        self.tx_free.after(self.latency_ns)
+    }
+
+    /// A packet from another host reaches this host's switch port at `at`:
+    /// when its last bit is in (the receive side serialises it again, as a
+    /// store-and-forward switch does).
+    pub fn arrive(&mut self, at: Time, bytes: u64, pkts: u32) -> Time {
+        let start = at.max(self.rx_free);
+        self.rx_free = start.after(self.wire_ns(bytes, pkts));
+        self.rx_free
+    }
+
+    /// A peer sends `bytes` in `pkts` packets at `now`: reserves the link
+    /// and returns when the first bit reaches the host's NIC (packet `i`'s
+    /// last bit is in `wire_ns` of the first `i + 1` packets later).
+    pub fn receive_start(&mut self, now: Time, bytes: u64, pkts: u32) -> Time {
+        let start = now.after(self.latency_ns).max(self.rx_free);
+        self.rx_free = start.after(self.wire_ns(bytes, pkts));
+        start
+    }
+
+    /// A peer sends at `now`: when the last bit reaches the host's NIC.
+    pub fn receive(&mut self, now: Time, bytes: u64, pkts: u32) -> Time {
+        let start = now.after(self.latency_ns).max(self.rx_free);
+        self.rx_free = start.after(self.wire_ns(bytes, pkts));
+        self.rx_free
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::Platform;
+
+    fn costs() -> IoCosts {
+        Platform::builtin("thesis2015", "p").unwrap().io
+    }
+
+    #[test]
+    fn nic_serialises_at_line_rate() {
+        let mut n = Nic::new(&costs());
+        // 100 Mbit/s: one full packet is 1538 bytes on the wire = 123.04 µs.
+        assert_eq!(n.wire_ns(1460, 1), 123_040);
+        let a = n.transmit(Time::ZERO, 1460, 1);
+        let b = n.transmit(Time::ZERO, 1460, 1);
+        assert_eq!(
+            b.since(a),
+            123_040,
+            "back-to-back packets queue on the link"
+        );
+    }
+}
