@@ -170,6 +170,11 @@ def test_bench_quick_writes_its_measurements(tmp_path):
     for c in report["cases"]:
         assert c["events"] > 0 and c["simulated_s"] > 0 and c["bytes_per_vcpu"] > 0
         assert c["name"] in proc.stdout
+    heap = report["heap"]
+    assert heap["queue_size"] >= 1 and heap["ratio"] > 0
+    assert [r["pcpus"] for r in report["scaling"]] == [2, 8, 32, 128, 512]
+    assert all(r["events"] > 0 and r["cpu_us_per_pcpu_s"] > 0 for r in report["scaling"])
+    assert "engine / bare heap loop" in proc.stdout and "P-scaling" in proc.stdout
 
 
 def test_bench_unknown_scheduler_is_bad_input():

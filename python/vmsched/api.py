@@ -24,7 +24,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -137,10 +137,15 @@ class Result:
             self._write_into(staged)
         return staged.out
 
-    def _write_into(self, staged: OutputSet) -> None:
-        """Write this result's files into a staging folder."""
+    def _write_into(self, staged: OutputSet, sim: Any = None) -> None:
+        """Write this result's files into a staging folder; given the
+        single-host simulation it came from, the series is encoded by the core."""
         staged.path("summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
-        write_table(self.timeseries_table(), staged.path("timeseries.parquet"))
+        series = staged.path("timeseries.parquet")
+        if sim is not None and not self.is_cluster:
+            write_series(sim, self._series["rows"], series)
+        else:
+            write_table(self.timeseries_table(), series)
 
     def __repr__(self) -> str:
         shares = ", ".join(f"{k}={v:.1f}%" for k, v in self.cpu_pct().items())
@@ -271,28 +276,44 @@ _PANDAS_TYPES = {
 }
 
 
+#: One host's series columns and their Arrow types (`series_table`'s schema).
+SERIES_TYPES = (
+    ("time_s", "double"),
+    ("domain", "large_string"),
+    ("vcpu", "int32"),
+    ("cpu_pct", "double"),
+    ("runnable_pct", "double"),
+    ("blocked_pct", "double"),
+    *((name, "uint64") for name in COUNT_COLUMNS + IO_COLUMNS),
+)
+
+
 def _pandas_metadata(table) -> bytes:
     """The schema metadata pandas writes with a DataFrame, so that
     `pandas.read_parquet` gives back `Result.timeseries` exactly (nullable
     integer columns, a range index) without pandas writing the file."""
+    fields = [(field.name, str(field.type)) for field in table.schema]
+    return _pandas_metadata_of(fields, table.num_rows)
+
+
+def _pandas_metadata_of(fields: Sequence[tuple[str, str]], rows: int) -> bytes:
+    """`_pandas_metadata` of columns given as (name, Arrow type) and a row count."""
     columns = []
-    for field in table.schema:
-        pandas_type, numpy_type = _PANDAS_TYPES[str(field.type)]
-        if field.name in IO_COLUMNS:
+    for name, arrow_type in fields:
+        pandas_type, numpy_type = _PANDAS_TYPES[arrow_type]
+        if name in IO_COLUMNS:
             numpy_type = "UInt64"
         columns.append(
             {
-                "name": field.name,
-                "field_name": field.name,
+                "name": name,
+                "field_name": name,
                 "pandas_type": pandas_type,
                 "numpy_type": numpy_type,
                 "metadata": None,
             }
         )
     meta = {
-        "index_columns": [
-            {"kind": "range", "name": None, "start": 0, "stop": table.num_rows, "step": 1}
-        ],
+        "index_columns": [{"kind": "range", "name": None, "start": 0, "stop": rows, "step": 1}],
         "column_indexes": [
             {
                 "name": None,
@@ -363,6 +384,14 @@ def write_table(table, path: str | Path) -> None:
     import pyarrow.parquet as pq
 
     pq.write_table(table.replace_schema_metadata({b"pandas": _pandas_metadata(table)}), path)
+
+
+def write_series(sim: Any, rows: int, path: str | Path) -> None:
+    """Write one host's series of `rows` rows straight from the engine
+    (`_core.Sim`): the core encodes the Parquet file (`Sim.series_parquet`),
+    which pandas reads back as `write_table`'s, and pyarrow is not loaded."""
+    meta = _pandas_metadata_of(SERIES_TYPES, rows).decode()
+    Path(path).write_bytes(sim.series_parquet(meta))
 
 
 class _TerminalProgress:
@@ -644,7 +673,7 @@ def _simulate(
     summary["scenario"] = sc.data
     result = Result(sc, summary, sim.series(), targets)
     if staged is not None:
-        result._write_into(staged)
+        result._write_into(staged, sim)
     return result
 
 

@@ -13,7 +13,7 @@ also counts the time the run waited for a processor, the CPU time does not.
 
 Peak memory is measured in a fresh process per case (the largest resident
 set the operating system saw): `peak_mib` imports what `vmsched run` loads
-(the engine, rich, pyarrow) and simulates the case. The whole-command cases
+(the engine, rich) and simulates the case. The whole-command cases
 (`_core.bench_commands`) time `vmsched run --out` as a user runs it, from
 process start to results written, and give its peak beside that
 engine-only peak of the same scenario; `baseline_mib` is the peak of a
@@ -25,6 +25,7 @@ the engine itself added. This measures; it asserts nothing.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import subprocess
@@ -95,8 +96,9 @@ def _child(argv: list[str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-#: What `vmsched run --out` imports before it simulates and writes.
-_IMPORTS = "import sys; import vmsched.cli, pyarrow.parquet; from vmsched import _core"
+#: What `vmsched run --out` imports before it simulates and writes (the
+#: series is encoded by the core: pyarrow is not loaded).
+_IMPORTS = "import sys; import vmsched.cli; from vmsched import _core"
 #: A process that also simulates a scenario (JSON file argv[1]), nothing more.
 _ENGINE_ONLY = _IMPORTS + "; s = _core.Sim(open(sys.argv[1]).read()); s.run_until(2**64 - 1)"
 
@@ -138,6 +140,58 @@ def _measure_command(toml_text: str, repeats: int, tmp: Path) -> dict[str, float
     }
 
 
+#: Chunks the engine/heap run is cut into, to sample the queue's size.
+QUEUE_SAMPLES = 1000
+
+
+def _heap_ratio(name: str, scenario_json: str) -> dict[str, Any]:
+    """The engine on a case against a bare binary-heap loop
+    (`_core.bare_heap_loop`) of the engine's mean queue size, both timed in
+    this thread's CPU time: events per CPU second of each and their ratio."""
+    sim = _core.Sim(scenario_json)
+    _now, end_ns, _events, _finished = sim.run_until(0)
+    cpu, sizes, events = 0.0, 0, 0
+    for i in range(1, QUEUE_SAMPLES + 1):
+        c0 = time.thread_time()
+        _now, _end, events, _finished = sim.run_until(end_ns * i // QUEUE_SAMPLES)
+        cpu += time.thread_time() - c0
+        sizes += sim.queue_len()
+    size = max(round(sizes / QUEUE_SAMPLES), 1)
+    steps = min(max(events, 1_000_000), 100_000_000)
+    c0 = time.thread_time()
+    _core.bare_heap_loop(size, steps)
+    heap_cpu = time.thread_time() - c0
+    engine = events / max(cpu, 1e-9)
+    heap = steps / max(heap_cpu, 1e-9)
+    return {
+        "case": name,
+        "queue_size": size,
+        "engine_events_per_cpu_s": engine,
+        "heap_events_per_cpu_s": heap,
+        "ratio": engine / heap,
+    }
+
+
+def _scaling(scheduler: str, quick: bool, repeats: int) -> list[dict[str, Any]]:
+    """The mixed host from 2 to 512 PCPUs (`_core.bench_scaling`): CPU time
+    per simulated PCPU-second, and that over log2 P."""
+    rows = []
+    for pcpus, scenario_json in _core.bench_scaling(scheduler, 1.0 if quick else 10.0):
+        m = _best(scenario_json, repeats)
+        per = m["cpu_s"] * 1e6 / (pcpus * m["simulated_s"])
+        rows.append(
+            {
+                "pcpus": pcpus,
+                "events": m["events"],
+                "cpu_s": m["cpu_s"],
+                "cpu_realtime_factor": m["cpu_realtime_factor"],
+                "cpu_us_per_pcpu_s": per,
+                "per_log2_p": per / math.log2(pcpus),
+            }
+        )
+    return rows
+
+
 def _best(scenario_json: str, repeats: int, trace_dir: Path | None = None) -> dict[str, float]:
     runs = (_measure(scenario_json, trace_dir) for _ in range(repeats))
     return min(runs, key=lambda m: m["wall_s"])
@@ -156,6 +210,10 @@ def run_benchmarks(
     from process start to results written, its peak beside the engine-only
     peak (`engine_peak_mib`), and `peak_ratio`, the first over the second
     once the `baseline_mib` of an idle process is taken from both.
+    `heap` compares the engine on three CPU hogs with a bare binary-heap
+    loop of its mean queue size (events per CPU second of each, and the
+    ratio); `scaling` has the mixed host from 2 to 512 PCPUs, CPU
+    microseconds per simulated PCPU-second and that over log2 P.
     With `trace`, each case also has `traced`: the same measured while
     writing trace.txt and trace.xentrace, their size (`trace_bytes`) and
     the extra wall time in percent (`cost_pct`).
@@ -178,6 +236,9 @@ def run_benchmarks(
                     traced["cost_pct"] = (traced["wall_s"] / case["wall_s"] - 1) * 100
                     case["traced"] = traced
                 cases.append(case)
+            cases_json = dict((n, j) for n, _a, j in _core.bench_cases(scheduler, quick))
+            heap = _heap_ratio("three-hogs-2pcpu", cases_json["three-hogs-2pcpu"])
+            scaling = _scaling(scheduler, quick, repeats)
             for name, about, toml_text in _core.bench_commands(scheduler, quick):
                 cmd = {"name": name, "about": about}
                 cmd.update(_measure_command(toml_text, repeats, Path(tmp)))
@@ -203,4 +264,6 @@ def run_benchmarks(
         "baseline_mib": baseline,
         "cases": cases,
         "commands": commands,
+        "heap": heap,
+        "scaling": scaling,
     }

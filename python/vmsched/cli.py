@@ -500,6 +500,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
         f"the engine's, less the {report['baseline_mib']:,.0f} MiB of a process that only "
         "imports what vmsched run does"
     )
+    heap = report["heap"]
+    out.print(
+        f"engine / bare heap loop ({heap['case']}, queue of {heap['queue_size']}): "
+        f"{heap['engine_events_per_cpu_s'] / 1e6:.1f} M / "
+        f"{heap['heap_events_per_cpu_s'] / 1e6:.1f} M events per CPU s = {heap['ratio']:.2f}"
+    )
+    scaling = Table(show_edge=False, header_style="bold")
+    for col in ("PCPUs", "events", "per CPU s", "CPU µs per PCPU-s", "÷ log2 P"):
+        scaling.add_column(col, justify="right")
+    for r in report["scaling"]:
+        scaling.add_row(
+            str(r["pcpus"]),
+            f"{r['events']:,}",
+            f"{r['cpu_realtime_factor']:,.0f}",
+            f"{r['cpu_us_per_pcpu_s']:.2f}",
+            f"{r['per_log2_p']:.2f}",
+        )
+    out.print("P-scaling, the mixed host (4 domains per PCPU):")
+    out.print(scaling)
     if args.trace:
         out.print("The same, writing trace.txt and trace.xentrace (docs/trace.md):")
         traced = Table(show_edge=False, header_style="bold")

@@ -18,7 +18,6 @@ inside a hook.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import importlib.util
 import json
@@ -253,6 +252,8 @@ def _user_traceback(exc: BaseException) -> str:
 
 
 def _import_file(path: Path, spec: str, where: str) -> Any:
+    import hashlib  # only for a scheduler of your own (OpenSSL loads slowly)
+
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
     mod_name = f"vmsched_user_{path.stem}_{digest}"
     mspec = importlib.util.spec_from_file_location(mod_name, path)

@@ -161,3 +161,47 @@ pub fn commands_for(sched: &str, short: bool) -> Vec<CommandCase> {
 pub fn standard(short: bool) -> Vec<BenchCase> {
     standard_for("credit", short)
 }
+
+/// The P-scaling series: the mixed host of [`mixed_host`] (4 single-VCPU
+/// domains per PCPU) at 2, 8, 32, 128 and 512 PCPUs, each for `duration_s`
+/// simulated seconds: (PCPUs, scenario TOML). Wall time per simulated
+/// PCPU-second should grow no faster than log P.
+pub fn scaling_for(sched: &str, duration_s: f64) -> Vec<(usize, String)> {
+    [2usize, 8, 32, 128, 512]
+        .into_iter()
+        .map(|p| (p, mixed_host(sched, p, 4 * p, duration_s)))
+        .collect()
+}
+
+/// The yardstick of the event loop: `steps` rounds of pop + push on the
+/// standard library's binary heap holding `size` entries of 24 bytes (time,
+/// sequence, payload: what the engine's queue holds), each pushed a
+/// pseudo-random 0.1–10 ms later than the one popped, so the heap keeps its
+/// size, and nothing else done per event. Returns a checksum of what was
+/// popped (time it with the caller's clock; the engine's rate at the same
+/// queue size over this loop's is the engine/heap ratio of issue 14).
+pub fn bare_heap_loop(size: usize, steps: u64) -> u64 {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut heap = BinaryHeap::with_capacity(size.max(1) + 1);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next_delay = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        100_000 + x % 10_000_000
+    };
+    let mut seq = 0u64;
+    for i in 0..size.max(1) as u64 {
+        seq += 1;
+        heap.push(Reverse((next_delay(), seq, i)));
+    }
+    let mut sum = 0u64;
+    for _ in 0..steps {
+        let Reverse((now, _, payload)) = heap.pop().expect("never empty");
+        sum = sum.wrapping_add(payload);
+        seq += 1;
+        heap.push(Reverse((now + next_delay(), seq, payload.wrapping_add(1))));
+    }
+    sum
+}

@@ -139,6 +139,27 @@ fn bench_commands(sched: &str, short: bool) -> PyResult<Vec<(String, String, Str
     })
 }
 
+/// The P-scaling benchmark series: [(PCPUs, scenario JSON)].
+#[pyfunction]
+fn bench_scaling(sched: &str, duration_s: f64) -> PyResult<Vec<(usize, String)>> {
+    guarded(|| {
+        Ok(vmsched_core::bench::scaling_for(sched, duration_s)
+            .into_iter()
+            .map(|(p, toml)| {
+                let sc = vmsched_core::Scenario::from_toml_str(&toml).expect("valid");
+                (p, sc.source.to_string())
+            })
+            .collect())
+    })
+}
+
+/// The bare binary-heap loop the engine is measured against
+/// (`vmsched_core::bench::bare_heap_loop`); returns its checksum.
+#[pyfunction]
+fn bare_heap_loop(py: Python<'_>, size: usize, steps: u64) -> u64 {
+    py.detach(|| vmsched_core::bench::bare_heap_loop(size, steps))
+}
+
 /// A value stored little-endian, as Arrow and NumPy read it.
 trait LeBytes: Copy {
     const SIZE: usize;
@@ -308,6 +329,17 @@ impl Sim {
         guarded(|| series_dict(py, &self.sim))
     }
 
+    /// The time series as the bytes of a Parquet file, with `pandas` as its
+    /// pandas metadata (`vmsched_core::metrics::series_parquet`).
+    fn series_parquet<'py>(&self, py: Python<'py>, pandas: &str) -> PyResult<Bound<'py, PyBytes>> {
+        guarded(|| {
+            let names: Vec<&str> = self.sim.domains().iter().map(|d| d.name.as_str()).collect();
+            let meta = [("pandas", pandas)];
+            let bytes = vmsched_core::metrics::series_parquet(self.sim.series(), &names, &meta);
+            Ok(PyBytes::new(py, &bytes))
+        })
+    }
+
     /// Act on a domain now as `xl` would: `changes` is a JSON object with the
     /// keys of a domain `[[action]]` (scheduler parameters, `pause`,
     /// `vcpus_online`, `affinity`), validated the same way.
@@ -379,6 +411,11 @@ impl Sim {
         self.sim.bytes_per_vcpu()
     }
 
+    /// Events in the queue now.
+    fn queue_len(&self) -> usize {
+        self.sim.queue_len()
+    }
+
     /// The scheduler's state, for debugging.
     fn dump(&mut self) -> PyResult<String> {
         guarded(|| Ok(self.sim.dump()))
@@ -445,6 +482,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(bench_cases, m)?)?;
     m.add_function(wrap_pyfunction!(bench_commands, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_scaling, m)?)?;
+    m.add_function(wrap_pyfunction!(bare_heap_loop, m)?)?;
     m.add_class::<Sim>()?;
     m.add_class::<ClusterSim>()?;
     pysched::add_to(m)?;

@@ -2,7 +2,9 @@
 //! state accounting and the sampled time series.
 
 mod hist;
+mod parquet;
 mod series;
 
 pub use hist::{LatencyHistogram, ResponseHistogram};
+pub use parquet::series_parquet;
 pub use series::{IoColumns, IoCounters, Series};
