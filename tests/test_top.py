@@ -587,10 +587,18 @@ def test_in_a_real_terminal(tmp_path):
             time.sleep(0.2)
         raise AssertionError(f"{what} within {timeout_s} s; the screen shows:\n{text}")
 
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "top", "-x", "120", "-y", "40")
+    # The pane runs bash whatever the user's login shell: under dash (a
+    # login shell of /bin/sh) the app came up at 80 columns in this test.
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "top", "-x", "120", "-y", "40",
+         "bash --noprofile --norc")  # fmt: skip
     try:
         tmux("send-keys", "-t", "top", f"cd {REPO} && {command}", "Enter")
-        text = wait_for(lambda t: "60.000 s of 60 s simulated, finished" in t, "the last frame")
+        # The last frame, laid out whole (a table may first be drawn before
+        # its columns are sized to their contents).
+        text = wait_for(
+            lambda t: "60.000 s of 60 s simulated, finished" in t and "batch-bronze " in t,
+            "the last frame",
+        )
         assert "4 domains: " in text and "CPUs: 2" in text
         rows = domain_rows("\n".join(line.strip() for line in text.splitlines()))
         assert set(rows) == {"dom0", "batch-gold", "batch-bronze", "web"}
