@@ -1,7 +1,7 @@
 """Helpers for writing claims: orderings, effect sizes and evidence text.
 
-The literature digest asks that simulations be judged "on direction, ordering
-and approximate ratios", not on absolute values. Two rules recur and are
+A simulation is judged on direction, ordering and approximate ratios, not on
+absolute values (docs/reproduce.md). Two rules recur and are
 defined once here, so every claim applies them the same way:
 
 - **ordering**: values must be in the stated order, each step larger than a

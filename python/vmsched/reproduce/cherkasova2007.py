@@ -13,8 +13,8 @@ allocation of Dom0 relative to Dom1 is varied over 0.25, 0.5, 1, 2 and 4
 - `cherkasova2007-smp`: Figs 10a/10b (E001-4): 2 PCPUs, 2-VCPU Dom0 and Dom1.
 - `cherkasova2007-smp-scaling`: Fig. 10c (E001-5): 1 to 4 guests of 2 VCPUs.
 
-Published numbers: Table 1 only (the digest gives no plotted values, and holds
-back Table 2 and the SMP results for validation).
+Published numbers: Table 1 only (the figures' plotted values are not compared,
+and Table 2 and the SMP results are kept for independent validation).
 """
 
 from __future__ import annotations
@@ -462,7 +462,7 @@ WEB_1CPU = Experiment(
     id="cherkasova2007-web-1cpu",
     title="web server throughput vs Dom0 weight, BVT and SEDF, 1 CPU",
     paper=PAPER,
-    source="Fig. 2 and Tables 1-2 (digest E001-1; claims 4, 16-18, 20, 21)",
+    source="Fig. 2 and Tables 1-2 (claims 4, 16-18, 20, 21)",
     setup=(
         "One PCPU. Dom0 (the driver domain) serves the guest's network I/O; Dom1 runs a "
         "web server fetched by httperf-like clients over the 1 Gbit/s NIC. Nine scheduler "
@@ -583,8 +583,8 @@ WEB_1CPU = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
-    note="Table 2 (Dom0 executions per second and I/O count per execution) is held back for "
-    "validation in the literature digest: those metrics are simulated but have no published "
+    note="Table 2 (Dom0 executions per second and I/O count per execution) is kept for "
+    "independent validation: those metrics are simulated but have no published "
     "numbers.",
 )
 
@@ -682,7 +682,7 @@ WORKLOADS_EXP = Experiment(
     id="cherkasova2007-workloads",
     title="web, iperf and disk read vs Dom0 weight under BVT, SEDF and Credit, WC and NWC",
     paper=PAPER,
-    source="Figs 5 and 6 (digest E001-2; claim 22)",
+    source="Figs 5 and 6 (claim 22)",
     setup=(
         "One PCPU, Dom0 and Dom1 as in E001-1. Three I/O workloads in Dom1: a web server "
         "(10 KB files), iperf (a TCP stream from a remote host over the 1 Gbit/s NIC) and "
@@ -750,7 +750,7 @@ WORKLOADS_EXP = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
-    note="The paper plots Figs 5 and 6 without numbers (the digest has captions only), so "
+    note="The paper plots Figs 5 and 6 without numbers (captions only), so "
     "there are no published values; the claims are the paper's qualitative conclusions.",
 )
 
@@ -781,7 +781,7 @@ SMP = Experiment(
     id="cherkasova2007-smp",
     title="web server throughput vs Dom0 weight on 2 CPUs, WC and NWC",
     paper=PAPER,
-    source="Figs 10a and 10b (digest E001-4)",
+    source="Figs 10a and 10b",
     setup=(
         "Two PCPUs; Dom0 and Dom1 have 2 VCPUs each; Dom1 runs the web server of E001-1. "
         "WC (Fig. 10a): BVT, SEDF and Credit; NWC (Fig. 10b): SEDF and Credit; each at Dom0 "
@@ -814,8 +814,8 @@ SMP = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
-    note="The SMP results (Figs 10a-10b, claims 28-31) are held back for validation in the "
-    "literature digest: no published numbers or claims are compared here.",
+    note="The SMP results (Figs 10a-10b, claims 28-31) are kept for independent "
+    "validation: no published numbers or claims are compared here.",
 )
 
 
@@ -860,7 +860,7 @@ SMP_SCALING = Experiment(
     id="cherkasova2007-smp-scaling",
     title="combined web throughput of 1 to 4 guests with 2 VCPUs each, 2 CPUs, WC",
     paper=PAPER,
-    source="Fig. 10c (digest E001-5)",
+    source="Fig. 10c",
     setup=(
         "Two PCPUs; Dom0 with 2 VCPUs and 1 to 4 guests with 2 VCPUs each, every guest "
         "running the web server of E001-1 with its own clients ('a matching number of httperf "
@@ -889,7 +889,7 @@ SMP_SCALING = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
-    note="The results of Fig. 10c are held back for validation in the literature digest: no "
+    note="The results of Fig. 10c are kept for independent validation: no "
     "published numbers or claims are compared here.",
 )
 

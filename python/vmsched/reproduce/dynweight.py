@@ -306,7 +306,7 @@ DOM0_RATIO = Experiment(
     id="dynweight-dom0-ratio",
     title="SEDF vs Credit as the Dom0:DomU weight goes 0.5-3.0: web, iperf, disk, WC and NWC",
     paper=PAPER,
-    source="Tables 6.1-6.6 (digest E003-1; claims 32-35)",
+    source="Tables 6.1-6.6 (claims 32-35)",
     setup=(
         "One PCPU; Dom0 (the driver domain) and one guest, DomU, running a web server (10 KB "
         "files, an httperf-like open loop at 2 000 req/s), iperf (a TCP stream into the "
@@ -400,8 +400,8 @@ DOM0_RATIO = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
-    note="The NWC tables (6.4-6.6, claims 36-39) are held back for validation in the "
-    "literature digest: NWC is simulated but not compared.",
+    note="The NWC tables (6.4-6.6, claims 36-39) are kept for independent "
+    "validation: NWC is simulated but not compared.",
 )
 
 EXPERIMENTS = (DOM0_RATIO,)

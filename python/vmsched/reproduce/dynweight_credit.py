@@ -1,16 +1,15 @@
 """The dynamic-weight Credit thesis chapter: original Credit vs Credit with dynamic
 weight update, three guests loaded 20/60/80 % and 10/15/90 % (Tables 6.7-6.10,
-Figs 6.1-6.4; digest E003-2).
+Figs 6.1-6.4).
 
 - `dynweight-credit`: each guest's PCPU share at every 10-s sample of a 120-s run,
   under `credit` and `credit-dynweight` (vmsched's dynamic-weight rule: the
   chapter's own is in a missing chapter, docs/schedulers/credit-dynweight.md).
 
-The chapter's results (Tables 6.7-6.10, claims 40-43) are held back for
-validation in the literature digest: nothing is published here and no claim is
-checked. The chapter's stated goal (expected share_i = load_i / sum of loads) is
-shown beside the results as `distance_pts`, the mean distance of the shares
-from it.
+The chapter's results (Tables 6.7-6.10, claims 40-43) are kept for
+independent validation: nothing is published here and no claim is checked.
+The chapter's stated goal (expected share_i = load_i / sum of loads) is shown
+beside the results as `distance_pts`, the mean distance of the shares from it.
 
 **Samples.** A reproduction measures one summary per run, and a summary covers
 the measured part of the run only. The sample ending at t s is therefore its
@@ -205,7 +204,7 @@ DYNWEIGHT_CREDIT = Experiment(
     id=EXP_ID,
     title="original vs dynamic-weight Credit: three guests loaded 20/60/80 % and 10/15/90 %",
     paper=PAPER,
-    source="Tables 6.7-6.10, Figs 6.1-6.4 (digest E003-2; claims 40-43 held back)",
+    source="Tables 6.7-6.10, Figs 6.1-6.4 (claims 40-43 held back)",
     setup=_setup(),
     decisions=(
         "**Load model** (issue 11 part 4). The chapter gives the guests 'a workload ratio "
@@ -271,8 +270,8 @@ DYNWEIGHT_CREDIT = Experiment(
         for n, loads in (("6.1-6.2", "20/60/80"), ("6.3-6.4", "10/15/90"))
     ),
     label=label,
-    note="Tables 6.7-6.10 (claims 40-43) are held back for validation in the literature "
-    "digest: no published numbers or claims are compared here. `distance_pts` measures "
+    note="Tables 6.7-6.10 (claims 40-43) are kept for independent validation: "
+    "no published numbers or claims are compared here. `distance_pts` measures "
     "the distance from the chapter's stated goal, not from its results.",
     flat_explained={
         "t_s": '`t_s` is not a parameter but the sampling instant of one 120-s run ("The '

@@ -1,6 +1,6 @@
 """The Xen scheduler thesis (2015): its "Enhanced" credit scheduler against Credit,
 Credit2 and SEDF on the thesis's disk, network, OLTP and consolidated setups
-(Figs 33-40; digest E000-5).
+(Figs 33-40).
 
 - `thesis2015-enhanced`: the four setups of `vmsched.reproduce.thesis2015`
   (`thesis2015-disk`, `-net`, `-oltp`, `-consolidated`), run by their own grid
@@ -515,7 +515,7 @@ ENHANCED_EXP = Experiment(
     title="the Enhanced credit scheduler vs Credit, Credit2 and SEDF: disk, net, OLTP, "
     "consolidated",
     paper=PAPER,
-    source="§5, Figs 33-40 (digest E000-5; claims 44, 45, 47, 48, 52, 53)",
+    source="§5, Figs 33-40 (claims 44, 45, 47, 48, 52, 53)",
     setup=(
         "The four setups of the thesis's Chapter 4, exactly as `thesis2015-disk`, "
         "`thesis2015-net`, `thesis2015-oltp` and `thesis2015-consolidated` define them "
@@ -620,8 +620,8 @@ ENHANCED_EXP = Experiment(
     figures=_figures(),
     label=label,
     explained_from=t15.THESIS_EXPLAINED_FROM,
-    note="Fig. 40 (the consolidated server) is held back for validation in the literature "
-    "digest: it is simulated, not compared.",
+    note="Fig. 40 (the consolidated server) is kept for independent validation: it "
+    "is simulated, not compared.",
 )
 
 EXPERIMENTS = (ENHANCED_EXP,)

@@ -8,9 +8,9 @@ An `Experiment` is a published experiment written down as data:
 - **metrics**: `measure(run, summary)` turns one run's summary.json into
   `{metric: value}`; `derive(table)` may add rows computed across runs (a ratio
   of two runs, a mean over modes); `units` names every metric's unit;
-- **the published numbers** (`Published`), copied only from the project's
-  literature digest; where the digest says "Results held back for validation"
-  there are none, and `published` stays empty;
+- **the published numbers** (`Published`), copied from the papers' text and
+  tables; where a paper's results are kept for independent validation there
+  are none, and `published` stays empty;
 - **claims** (`Claim`): small functions over the results `Table` returning
   (reproduced, evidence), with an `explanation` a person writes after looking
   at the results;
@@ -173,7 +173,7 @@ Verdict = tuple[bool, str]
 class Claim:
     """A published claim and how to check it against the results table."""
 
-    #: The claim's number in the literature digest (§4), or a label for a text claim.
+    #: The claim's number in the project's list of the papers' claims, or a label for a text claim.
     id: str
     #: The claim in one line, with the paper's numbers.
     statement: str
@@ -230,9 +230,9 @@ class Experiment:
     id: str
     #: One line for `vmsched reproduce --list`.
     title: str
-    #: The paper, as the literature digest names it.
+    #: The paper, by its authors, title and venue.
     paper: str
-    #: What of the paper it reproduces: figures, tables and the digest's experiment IDs.
+    #: What of the paper it reproduces: its figures, tables and sections, and the claims checked.
     source: str
     #: What is simulated, in Markdown (a paragraph).
     setup: str

@@ -1,12 +1,12 @@
 """Kang & Lee 2018 (Mcredit2): sysbench-cpu in one of nine 4-VCPU domains on a
 4-core / 8-thread host, with the paper's load test in the other eight, under SEDF,
-Credit, Credit2 and Mcredit2 (Figs 9 and 10; digest §2.5).
+Credit, Credit2 and Mcredit2 (Figs 9 and 10).
 
 - `mcredit2-sysbench`: sysbench's total time and the idle PCPUs, with sufficient
   and with insufficient idle PCPUs.
 
-The results (Figs 9 and 10, claims 66-70) are held back for validation in the
-literature digest: nothing is published here and no claim is checked.
+The results (Figs 9 and 10, claims 66-70) are kept for independent validation:
+nothing is published here and no claim is checked.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ MCREDIT2 = Experiment(
     id=EXP_ID,
     title="sysbench-cpu among load-test neighbours, 9 x 4 VCPUs on 4 cores / 8 threads",
     paper=PAPER,
-    source="Figs 9 and 10 (digest §2.5; claims 66-70 held back)",
+    source="Figs 9 and 10 (claims 66-70 held back)",
     setup=(
         "One socket, 4 cores x 2 threads (8 PCPUs). Nine domains of 4 VCPUs (36 VCPUs). "
         "Domain_1 runs sysbench-cpu with 4 threads, repeated for the whole run (the paper "
@@ -151,7 +151,7 @@ MCREDIT2 = Experiment(
     ),
     decisions=(
         "**The load test** is the paper's Algorithm 3 (its pseudocode is published beside "
-        "the paper; the digest's text has only its title): a program whose input is a "
+        "the paper; the paper's text has only its title): a program whose input is a "
         "number of threads n, each thread looping forever over a count to 10^7 followed by "
         "usleep(200000). The paper runs it in the domains that do not run sysbench, with "
         "n = 4 'with sufficient idle processors' and n = 8 'with insufficient idle "
@@ -205,8 +205,8 @@ MCREDIT2 = Experiment(
         ),
     ),
     label=label,
-    note="Figs 9 and 10 (claims 66-70) are held back for validation in the literature "
-    "digest (and carry no numbers in the paper's text): no published numbers or claims "
+    note="Figs 9 and 10 (claims 66-70) are kept for independent validation "
+    "(and carry no numbers in the paper's text): no published numbers or claims "
     "are compared here.",
 )
 

@@ -150,7 +150,7 @@ def _published_tables(rep: Reproduction) -> list[Block]:
         return [
             Text(
                 exp.note
-                or "The literature digest gives no numbers for this experiment, so only the "
+                or "No published numbers are compared for this experiment, so only the "
                 "simulated results are shown."
             )
         ]
@@ -210,8 +210,8 @@ def _claims(rep: Reproduction) -> list[Block]:
     if not rep.verdicts:
         return [
             Text(
-                "No claims are checked: the literature digest states none for this experiment"
-                + (" (its results are held back for validation)." if exp.note else ".")
+                "No claims are checked for this experiment"
+                + (" (its results are kept for independent validation)." if exp.note else ".")
             )
         ]
     blocks: list[Block] = []

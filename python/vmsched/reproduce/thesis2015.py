@@ -431,7 +431,7 @@ DISK = Experiment(
     id="thesis2015-disk",
     title="IOzone near-native ratio and degradation under Dom0 CPU stress, Credit/SEDF/Credit2",
     paper=PAPER,
-    source="Table 4 (digest E000-1; claims 44-46)",
+    source="Table 4 (claims 44-46)",
     setup=(
         "Two cores. IOzone (512 MB file, 1 MB records, direct I/O) runs sequential and random "
         "reads and writes in three cases: in Dom0 with the guest idle (native), in the guest "
@@ -609,7 +609,7 @@ NET = Experiment(
     id="thesis2015-net",
     title="netperf TCP stream from DomU with Dom0 idle, CPU-stressed or doing disk I/O",
     paper=PAPER,
-    source="Table 5 (digest E000-2; claims 47-49)",
+    source="Table 5 (claims 47-49)",
     setup=(
         "Two cores. The guest sends a netperf TCP stream to a remote host over the 100 Mbit/s "
         "link (send socket 16384 bytes, receive socket 87380 bytes) with messages of 1, 2, 3 "
@@ -752,7 +752,7 @@ OLTP_EXP = Experiment(
     id="thesis2015-oltp",
     title="sysbench OLTP in Dom0 vs in DomU, with Dom0 idle or CPU-stressed",
     paper=PAPER,
-    source="§4.4, Figs 27-29 and Appendix A (digest E000-3; claim 52)",
+    source="§4.4, Figs 27-29 and Appendix A (claim 52)",
     setup=(
         "Two cores. sysbench OLTP (4 threads) runs in Dom0 with the guest idle (native), in "
         "the guest with Dom0 idle, and in the guest with Dom0 running the IBS CPU test. "
@@ -844,7 +844,7 @@ CONSOLIDATED = Experiment(
     id="thesis2015-consolidated",
     title="consolidated server: IOzone in Dom0, netperf in Dom1, sysbench OLTP in Dom2",
     paper=PAPER,
-    source="Tables 6-7 and Fig. 30 (digest E000-4)",
+    source="Tables 6-7 and Fig. 30",
     setup=(
         "Two cores, three domains at once: IOzone sequential writes in Dom0 (512 MB file, "
         "1 MB records), a netperf TCP stream from Dom1 to the remote host (1 MB messages), "
@@ -875,8 +875,8 @@ CONSOLIDATED = Experiment(
     ),
     label=label,
     explained_from=THESIS_EXPLAINED_FROM,
-    note="Table 7 (the consolidated results) is held back for validation in the literature "
-    "digest: no published numbers or claims are compared here.",
+    note="Table 7 (the consolidated results) is kept for independent validation: "
+    "no published numbers or claims are compared here.",
 )
 
 EXPERIMENTS = (DISK, NET, OLTP_EXP, CONSOLIDATED)

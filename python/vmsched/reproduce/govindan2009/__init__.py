@@ -1,6 +1,6 @@
 """Govindan et al. 2009: communication-aware CPU scheduling and I/O accounting for
 Xen, against "default Xen" (SEDF with Dom0's (15 ms, 20 ms) reservation) and BVT's
-low-latency dispatch (digest §1.8, §1.9, §2.3).
+low-latency dispatch .
 
 - `govindan2009-tpcw`: Figs 1 and 7 (E002-1, E002-2): the two TPC-W tiers on
   dedicated servers, then consolidated with five CPU-bound domains under SEDF,

@@ -103,7 +103,7 @@ ABLATION_EXP = Experiment(
     title="comm-aware SEDF's components: Dom0 preference, anticipatory sender, both "
     "(streaming, 45 clients)",
     paper=PAPER,
-    source="§5.4, Table 2 (digest E002-7; claim 61)",
+    source="§5.4, Table 2 (claim 61)",
     setup=(
         "The streaming setup of `govindan2009-streaming` (Dom0, the media server with 45 "
         "clients at 3 Mbit/s and 8 MB buffers, seven CPU-bound domains, one PCPU, 20 "

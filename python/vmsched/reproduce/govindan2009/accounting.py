@@ -133,7 +133,7 @@ ACCOUNTING = Experiment(
     title="TPC-W, media server and a CPU-bound domain with Dom0 (1.5, 20): without and "
     "with I/O accounting",
     paper=PAPER,
-    source="§5.6, Table 4 (digest E002-10; claim 65)",
+    source="§5.6, Table 4 (claim 65)",
     setup=(
         "One PCPU under the comm-aware SEDF: Dom0 reserved (1.5, 20), both TPC-W tiers "
         "(2, 20) each with 100 clients, the media server (3.5, 20) with 45 clients, and a "

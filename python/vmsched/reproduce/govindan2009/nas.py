@@ -177,7 +177,7 @@ NAS = Experiment(
     id=NAS_ID,
     title="NAS SP and LU on 4 hosts, each process beside 3 CPU-bound domains: SEDF vs comm-aware",
     paper=PAPER,
-    source="§5.3 (digest E002-3, E002-4; claims 57, 58)",
+    source="§5.3 (claims 57, 58)",
     setup=(
         "A cluster of four hosts (one PCPU each), each with Dom0, one process of a "
         "four-process NAS job (`bsp`, one process per VM) and 0 or 3 CPU-bound neighbours. "

@@ -93,7 +93,7 @@ STREAMING = Experiment(
     title="streaming server, 45 clients at 3 Mbit/s beside 7 CPU-bound domains; clients "
     "within the SLO",
     paper=PAPER,
-    source="Fig. 8 (digest E002-5, E002-6; results held back)",
+    source="Fig. 8 (results held back)",
     setup=(
         "One PCPU: Dom0, the media server (`streaming`, one thread per client, 3 Mbit/s per "
         "client) and seven CPU-bound domains, under default SEDF and the comm-aware SEDF. "
@@ -135,7 +135,7 @@ STREAMING = Experiment(
         ),
     ),
     label=label,
-    note="Fig. 8 (E002-5, E002-6) is held back for validation in the literature digest: no "
+    note="Fig. 8's results are kept for independent validation: no "
     "published numbers or claims are compared here.",
 )
 
@@ -166,7 +166,7 @@ CONTEXT_SWITCHES = Experiment(
     id=CTX_ID,
     title="domain context switches: streaming server beside 7 CPU-bound domains",
     paper=PAPER,
-    source="§5.7 (digest E002-11; results held back)",
+    source="§5.7 (results held back)",
     setup=(
         "The streaming setup (Dom0, the media server with 45 clients, seven CPU-bound "
         "domains, one PCPU), 5 minutes, under default SEDF and the comm-aware SEDF: 2 "
@@ -197,6 +197,6 @@ CONTEXT_SWITCHES = Experiment(
         ),
     ),
     label=label,
-    note="E002-11's results are held back for validation in the literature digest: no "
+    note="The results of §5.7 are kept for independent validation: no "
     "published numbers or claims are compared here.",
 )

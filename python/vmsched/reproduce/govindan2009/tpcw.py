@@ -152,7 +152,7 @@ TPCW = Experiment(
     title="TPC-W tiers dedicated vs consolidated with 5 CPU-bound domains: SEDF, "
     "comm-aware SEDF, BVT warp",
     paper=PAPER,
-    source="Figs 1 and 7 (digest E002-1, E002-2; claims 54-56)",
+    source="Figs 1 and 7 (claims 54-56)",
     setup=(
         "The two TPC-W tiers (application server `jboss`, database `mysql`, the `tiered` "
         "workload) serving 100 browser clients. Dedicated (Fig. 1a): each tier on its own "
@@ -293,7 +293,7 @@ CONSOLIDATION = Experiment(
     id=CONSOLIDATION_ID,
     title="TPC-W beside 0-8 CPU-bound domains against a 1-s mean-response SLO",
     paper=PAPER,
-    source="Fig. 9 (digest E002-8; claim 62)",
+    source="Fig. 9 (claim 62)",
     setup=(
         "The consolidated TPC-W setup of `govindan2009-tpcw` (Dom0 and both tiers on one "
         "PCPU, 100 clients) beside 0 to 8 CPU-bound domains, under default SEDF and the "
