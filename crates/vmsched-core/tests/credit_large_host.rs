@@ -71,32 +71,3 @@ fn fewer_domains_than_pcpus_take_one_pcpu_each() {
         );
     }
 }
-
-/// From 4.8 Credit's insert hook moves a new VCPU with `csched_cpu_pick`,
-/// which prefers an idle PCPU, from where it was created (4.8 – 4.12: a
-/// random PCPU, `cpumask_any`; from 4.13 the first). A toolstack creates
-/// the domains one after another, each awake before the next (the engine's
-/// boot order), so the first 64 take one PCPU each and every PCPU is busy
-/// from the first decisions; the others stay where they were created (no
-/// PCPU is idle any more) until busy PCPUs whose VCPU has gone OVER steal them.
-#[test]
-fn from_4_8_every_pcpu_busy_within_one_accounting_period() {
-    for version in ["4.8", "4.12", "4.13", "4.22"] {
-        for domains in [64, 65, 256] {
-            let mut sim = Simulation::new(&scenario(&hogs(64, domains, version))).unwrap();
-            let mut first: Vec<u32> = sim.vcpus()[..64].iter().map(|v| v.processor.0).collect();
-            first.sort_unstable();
-            assert_eq!(first, (0..64).collect::<Vec<u32>>(), "{version}: one each");
-            if matches!(version, "4.13" | "4.22") {
-                let rest = sim.vcpus()[64..].iter().map(|v| v.processor.0);
-                assert!(
-                    rest.into_iter().all(|p| p == 0),
-                    "{version}: the rest on the first"
-                );
-            }
-            sim.run_until(Time(30 * MS)).unwrap();
-            let n = busy(&sim);
-            assert_eq!(n, 64, "{version}, {domains} domains: busy PCPUs at 30 ms");
-        }
-    }
-}
