@@ -66,15 +66,15 @@ def test_a_signal_mid_run_leaves_nothing(tmp_path, sig, status):
 def test_a_full_disk_after_simulating_is_exit_3_and_leaves_nothing(
     scenario_file, tmp_path, monkeypatch, capsys
 ):
-    """ENOSPC injected into the Parquet write (pyarrow's, which the results
-    path calls directly), after summary.json was staged."""
-    import pyarrow.parquet as pq
+    """ENOSPC injected into the Parquet write (`api.write_series`, which
+    writes the bytes the core encodes), after summary.json was staged."""
+    from vmsched import api
 
-    def full(_table, path, **_kwargs):
+    def full(_sim, _rows, path):
         Path(path).write_bytes(b"PAR1 half")
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr(pq, "write_table", full)
+    monkeypatch.setattr(api, "write_series", full)
     out = tmp_path / "out"
     assert cli.main(["run", str(scenario_file()), "--out", str(out), "--trace"]) == 3
     (line,) = capsys.readouterr().err.splitlines()
