@@ -108,18 +108,9 @@ def machine_memory_mb() -> float | None:
 
 def limit_mb() -> tuple[float, str]:
     """The memory limit (MB) and where it comes from, for the message."""
-    text = os.environ.get(LIMIT_ENV)
-    if text is not None:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (value > 0 and math.isfinite(value)):
-            raise ScenarioError(
-                f'"{text}" is not a size; expected a positive number of megabytes',
-                path=LIMIT_ENV,
-            )
-        return value, f"{LIMIT_ENV}={text}"
+    value = _env_mb(LIMIT_ENV)
+    if value is not None:
+        return value, f"{LIMIT_ENV}={os.environ[LIMIT_ENV]}"
     mem = machine_memory_mb()
     if mem is not None and mem / 2 < DEFAULT_LIMIT_MB:
         return mem / 2, f"half of this machine's {mem:,.0f} MB; set {LIMIT_ENV} to change it"
