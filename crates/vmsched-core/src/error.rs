@@ -16,13 +16,32 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    /// An error at `path`.
+    /// An error at `path`. A key or value quoted in the path or the message
+    /// may hold control characters (a TOML string can spell a newline); they
+    /// are written as escapes so that the error stays the one line a user and
+    /// a log read.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
         ScenarioError {
-            path: path.into(),
-            message: message.into(),
+            path: one_line(path.into()),
+            message: one_line(message.into()),
         }
     }
+}
+
+/// `text` with each control character written as its escape (`\n`, `\u{1b}`).
+fn one_line(text: String) -> String {
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 impl fmt::Display for ScenarioError {
@@ -110,5 +129,18 @@ mod tests {
             Some("tslice_ms")
         );
         assert_eq!(did_you_mean("zzzz", ["weight", "cap"]), None);
+    }
+
+    #[test]
+    fn a_value_with_a_newline_stays_on_one_line() {
+        let e = ScenarioError::new(
+            "domain[1].name",
+            "\"a\nb\u{1b}\" is not allowed; expected a non-empty name without spaces",
+        );
+        let text = e.to_string();
+        assert!(!text.contains(['\n', '\u{1b}']), "{text:?}");
+        assert!(text.contains(r#""a\nb\u{1b}" is not allowed"#), "{text}");
+        let plain = ScenarioError::new("run.duration", "expected a duration");
+        assert_eq!(plain.to_string(), "run.duration: expected a duration");
     }
 }

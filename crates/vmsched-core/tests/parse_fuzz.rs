@@ -161,3 +161,25 @@ fn deep_nesting_and_non_finite_numbers_are_refused_at_their_field() {
     assert_eq!(e.path, "run.when");
     assert!(e.message.contains("is a TOML date or time"), "{e}");
 }
+
+/// The random run above reaches a given (line, value) pair only by chance;
+/// this one tries every extreme value at every assignment of every corpus
+/// file, so a message that quotes a value with a newline (a name `"a\nb"`)
+/// is caught on every run, not one run in several.
+#[test]
+fn every_extreme_value_at_every_assignment_gives_a_scenario_or_one_line() {
+    for text in corpus() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (k, line) in lines.iter().enumerate() {
+            let Some((key, _)) = line.split_once(" = ") else {
+                continue;
+            };
+            for value in EXTREMES {
+                let mut mutated = lines.clone();
+                let replaced = format!("{key} = {value}");
+                mutated[k] = &replaced;
+                check(mutated.join("\n").as_bytes());
+            }
+        }
+    }
+}
