@@ -48,6 +48,7 @@ from vmsched.reproduce.framework import (
 from vmsched.reproduce.setups import (
     CHERKASOVA_PROFILE,
     EXPLAINED_FROM,
+    IPERF_RECV_SOCKET_BYTES,
     label,
     shares,
     workload_metric,
@@ -87,7 +88,13 @@ WEB = {
 }
 #: iperf: a TCP stream from a remote host into the guest (the paper gives no direction).
 #: iperf's TCP stream, ACK-clocked: two-segment units, each acknowledged by a delayed ACK.
-IPERF = {"kind": "tcp-stream", "direction": "receive", "granularity": "segment"}
+IPERF = {
+    "kind": "tcp-stream",
+    "direction": "receive",
+    "granularity": "segment",
+    # The receive window as Linux 2.6.16 autotunes it under iperf (`setups`).
+    "recv_socket_bytes": IPERF_RECV_SOCKET_BYTES,
+}
 #: dd "reading 1000 1-KB blocks", repeated for the whole run.
 DISK = {"kind": "disk-read", "block_kb": 1, "blocks": 0}
 WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}

@@ -41,6 +41,7 @@ from vmsched.reproduce.framework import (
 from vmsched.reproduce.setups import (
     CHERKASOVA_PROFILE,
     EXPLAINED_FROM,
+    IPERF_RECV_SOCKET_BYTES,
     label,
     shares,
     workload_metric,
@@ -71,7 +72,13 @@ WEB = {
     "initial_window": 3,
 }
 #: iperf's TCP stream, ACK-clocked: two-segment units, each acknowledged by a delayed ACK.
-IPERF = {"kind": "tcp-stream", "direction": "receive", "granularity": "segment"}
+IPERF = {
+    "kind": "tcp-stream",
+    "direction": "receive",
+    "granularity": "segment",
+    # The receive window as Linux 2.6.16 autotunes it under iperf (`setups`).
+    "recv_socket_bytes": IPERF_RECV_SOCKET_BYTES,
+}
 DISK = {"kind": "disk-read", "block_kb": 1, "blocks": 0}
 WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
 THROUGHPUT = {"web": "throughput_req_s", "iperf": "throughput_mbit_s", "disk": "throughput_mb_s"}
