@@ -236,6 +236,30 @@ def test_every_estimate_is_halved_and_doubled():
     assert data["host"]["profile"]["name"] == "thesis2015"
 
 
+def test_iperf_window_is_varied_only_where_it_is_derived_for_iperf():
+    from vmsched import reproduce
+    from vmsched.reproduce.sensitivity import variants
+    from vmsched.reproduce.setups import IPERF_RECV_SOCKET_BYTES
+
+    for exp_id in ("cherkasova2007-workloads", "dynweight-dom0-ratio"):
+        exp = reproduce.experiment(exp_id)
+        windows = {
+            d["workload"].get("recv_socket_bytes")
+            for r in exp.runs(True)
+            for d in r.scenario.data["domain"]
+            if d["workload"].get("kind") == "tcp-stream"
+        }
+        assert windows == {IPERF_RECV_SOCKET_BYTES}, exp_id
+        vs = {v.name: v for v in variants(exp)}
+        assert "tcp-stream recv_socket_bytes x0.5" in vs, exp_id
+        data = {"domain": [{"workload": {"kind": "tcp-stream", "recv_socket_bytes": 174_760}}]}
+        vs["tcp-stream recv_socket_bytes x2"].apply(data)
+        assert data["domain"][0]["workload"]["recv_socket_bytes"] == 349_520
+    # The thesis states its own netperf window: its table is not changed by this estimate.
+    names = [v.name for v in variants(reproduce.experiment("thesis2015-net"))]
+    assert not any("recv_socket_bytes" in n for n in names)
+
+
 def test_sensitivity_table_compares_verdicts_with_the_baseline(tmp_path):
     from vmsched import reproduce
     from vmsched.reproduce.sensitivity import sensitivity
