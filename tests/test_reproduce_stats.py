@@ -260,6 +260,25 @@ def test_iperf_window_is_varied_only_where_it_is_derived_for_iperf():
     assert not any("recv_socket_bytes" in n for n in names)
 
 
+def test_web_server_holds_what_apache_prefork_and_linux_hold_in_those_experiments():
+    from vmsched import reproduce
+    from vmsched.reproduce.sensitivity import variants
+    from vmsched.reproduce.setups import WEB_HELD_CONNECTIONS
+
+    assert WEB_HELD_CONNECTIONS == 128 + 150  # SOMAXCONN + MaxClients
+    for exp_id in ("cherkasova2007-web-1cpu", "cherkasova2007-workloads", "dynweight-dom0-ratio"):
+        exp = reproduce.experiment(exp_id)
+        held = {
+            d["workload"].get("backlog")
+            for r in exp.runs(True)
+            for d in r.scenario.data["domain"]
+            if d["workload"].get("kind") == "web-server"
+        }
+        assert held == {WEB_HELD_CONNECTIONS}, exp_id
+        names = [v.name for v in variants(exp)]
+        assert "web-server backlog x0.5" in names and "web-server backlog x2" in names
+
+
 def test_sensitivity_table_compares_verdicts_with_the_baseline(tmp_path):
     from vmsched import reproduce
     from vmsched.reproduce.sensitivity import sensitivity

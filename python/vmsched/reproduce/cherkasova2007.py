@@ -49,6 +49,7 @@ from vmsched.reproduce.setups import (
     CHERKASOVA_PROFILE,
     EXPLAINED_FROM,
     IPERF_RECV_SOCKET_BYTES,
+    WEB_HELD_CONNECTIONS,
     label,
     shares,
     workload_metric,
@@ -82,6 +83,8 @@ WEB = {
     "clients": 0,
     "exchange": "tcp",
     "initial_window": 3,
+    # Apache 2 prefork's processes plus Linux's listen queue (`setups.WEB_HELD_CONNECTIONS`).
+    "backlog": WEB_HELD_CONNECTIONS,
     # The web guest's working set, the default of its kind (docs/switch-cost.md), stated so
     # that the sensitivity table varies it.
     "working_set_kb": 128,

@@ -42,6 +42,7 @@ from vmsched.reproduce.setups import (
     CHERKASOVA_PROFILE,
     EXPLAINED_FROM,
     IPERF_RECV_SOCKET_BYTES,
+    WEB_HELD_CONNECTIONS,
     label,
     shares,
     workload_metric,
@@ -70,6 +71,8 @@ WEB = {
     "clients": 0,
     "exchange": "tcp",
     "initial_window": 3,
+    # Apache 2 prefork's processes plus Linux's listen queue (`setups.WEB_HELD_CONNECTIONS`).
+    "backlog": WEB_HELD_CONNECTIONS,
 }
 #: iperf's TCP stream, ACK-clocked: two-segment units, each acknowledged by a delayed ACK.
 IPERF = {

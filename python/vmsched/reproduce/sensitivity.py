@@ -61,9 +61,12 @@ SETUP_ESTIMATES: tuple[tuple[str, str], ...] = (
 #: Setup numbers derived from a tool's and a kernel's code rather than given by the paper,
 #: varied the same way but only in the experiments named (id prefixes), so that the tables
 #: of experiments that state the same parameter from their own paper are unchanged: iperf's
-#: receive window as Linux 2.6.16 autotunes it (`setups.IPERF_RECV_SOCKET_BYTES`).
+#: receive window as Linux 2.6.16 autotunes it (`setups.IPERF_RECV_SOCKET_BYTES`), and the
+#: connections Apache 2 prefork and Linux's listen queue hold (`setups.WEB_HELD_CONNECTIONS`).
 SCOPED_SETUP_ESTIMATES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("tcp-stream", "recv_socket_bytes", ("cherkasova2007-", "dynweight-dom0-ratio")),
+    # The connections the web server holds (`setups.WEB_HELD_CONNECTIONS`).
+    ("web-server", "backlog", ("cherkasova2007-", "dynweight-dom0-ratio")),
 )
 
 _PROFILES = Path(__file__).resolve().parents[3] / "crates" / "vmsched-core" / "profiles"

@@ -54,6 +54,17 @@ THESIS_PROFILE = "thesis2015"
 #: (`recv_socket_bytes`), as its default of 87 380 does.
 IPERF_RECV_SOCKET_BYTES = 174_760
 
+#: The connections the web server of those testbeds can hold (the web-server workload's
+#: `backlog`: from the SYN the guest's kernel answers to the close), derived from the
+#: server's and the kernel's code and shipped configuration, not from any result. Apache 2
+#: "multi-process" is the prefork MPM: each connection in service holds one server
+#: process, at most `MaxClients` = 150 (Apache 2.0's shipped httpd.conf); connections the
+#: kernel has established and no process has accepted yet wait in the listen queue, whose
+#: length is Apache's `ListenBacklog` (511 by default) capped by Linux's
+#: `net.core.somaxconn` = `SOMAXCONN` = 128 (Linux 2.6.16). A SYN arriving while both are
+#: full is dropped, which httperf counts as an error. 128 + 150 = 278.
+WEB_HELD_CONNECTIONS = 128 + 150
+
 
 #: The built-in schedulers' catalogue entries, read once: building a grid asks for them
 #: hundreds of times, and the catalogue (JSON from the core) takes milliseconds to read.
