@@ -257,21 +257,29 @@ def _claim_35(t: Table) -> Verdict:
 _CREDIT_FLAT = (
     "Under Credit (3.0.3, no ratelimit) Dom0 needs about 46 % of the CPU at the saturated "
     "rate. At ratio 0.5 that is more than its 33.3 % entitlement: Dom0 goes OVER, waits "
-    "runnable for the guest's 30-ms slice (65 % of the time) and serves the packets in "
-    "batches, each switch's refill paid once per batch (945 req/s, Dom0 35.3 %). From "
-    "ratio 1 its entitlement (50 % and up) covers its demand: it is UNDER at every wake, "
-    "boosted, and preempts the guest at once, and a larger weight changes nothing further "
-    "(Dom0 45.8, 45.8, 46.3, 46.2, 46.2 % at 1-3; 585, 583, 569, 569, 569 req/s)."
+    "runnable for the guest's 30-ms slice and serves the packets in batches, each switch's "
+    "refill paid once per batch (925 req/s, Dom0 36.0 %). From ratio 1 its entitlement (50 % "
+    "and up) covers its demand: it is UNDER at every wake, boosted, and preempts the guest "
+    "at once, and a larger weight changes nothing further (Dom0 45.8, 45.8, 46.2, 46.2, "
+    "46.2 % at 1-3; 588, 587, 573, 573, 573 req/s)."
+)
+
+#: Where the explanations come from.
+_DW_SOURCE = (
+    "From the full-length run (`vmsched reproduce dynweight-dom0-ratio`, 3 seeds of 60 s) "
+    "with the `cherkasova2007` switch costs on, the web server holding the 278 connections of "
+    "Apache 2 prefork and Linux's listen queue (`setups.WEB_HELD_CONNECTIONS`) and iperf's "
+    "receive window at the 174 760 bytes Linux 2.6.16 autotunes to "
+    "(`setups.IPERF_RECV_SOCKET_BYTES`). "
 )
 
 EXPLAIN = {
     "32": (
-        "From the full-length run (3 seeds of 60 s). Fails on Credit's steps after the cliff "
-        "only. SEDF falls at every step, 932 → 771 → 696 → 667 → 622 → 613 req/s (x1.52, paper "
-        "x1.63): its slice for Dom0 grows with the ratio and Dom0 runs more often "
-        "(runnable-waiting 65 % at 0.5, 37 % at 2), each execution paying the switch's "
-        "refill. Credit falls x1.66 (paper x1.94, within the accepted range), but its steps "
-        "1 → 1.5 (585 → 583) and 2 → 2.5 → 3 (569 each) are ties. **Model**: "
+        _DW_SOURCE + "Fails on Credit's steps after the cliff only. SEDF falls at every step, "
+        "932 → 776 → 699 → 671 → 626 → 617 req/s (x1.51, paper x1.63): its slice for Dom0 "
+        "grows with the ratio and Dom0 runs more often, each execution paying the switch's "
+        "refill. Credit falls x1.61 (paper x1.94, within the accepted range), but its steps "
+        "1 → 1.5 (588 → 587) and 2 → 2.5 → 3 (573 each) are ties. **Model**: "
         + _CREDIT_FLAT
         + " The paper's decline after the cliff is small (510 → 486 → 472 → 460 → 456, steps "
         "of 0.9-4.7 %) and needs a Dom0 that is still over its entitlement part of the time at "
@@ -280,15 +288,20 @@ EXPLAIN = {
         "earlier profile): the ratelimit holds back every boosted wake the same way."
     ),
     "33": (
-        "From the full-length run (3 seeds of 60 s). Reproduced with the `cherkasova2007` "
-        "switch costs on: Credit 945 → 585 at the cliff (x1.62, paper x1.74) against SEDF's "
-        "932 → 771 (x1.21, paper x1.17); Credit ahead only at 0.5 (945 vs 932), SEDF ahead at "
-        "every ratio from 1 (by 187, 112, 98, 54, 45 req/s). " + _CREDIT_FLAT
+        _DW_SOURCE + "Not reproduced (it was with the server holding 512 connections: Credit "
+        "947 vs SEDF 933 at ratio 0.5), on one of its parts. Credit's cliff holds: 925 → 588 "
+        "(x1.57, paper x1.74) against SEDF's 932 → 776 (x1.20, paper x1.17), and SEDF is ahead "
+        "at every ratio from 1 (by 187, 113, 98, 53, 44 req/s); but at 0.5 Credit (925) is no "
+        "longer ahead of SEDF (932). Measured cause: at 0.5 Credit's advantage is Dom0 waiting "
+        "out the guest's 30-ms slices and serving packets in batches; with 278 connections "
+        "the guest drains the server's queue inside its slice more often, blocks, and lets "
+        "Dom0 in, so Dom0's batches are smaller (Dom0 36.0 % of the CPU against 35.3 % with "
+        "512, 945 → 925 req/s), while SEDF's 10-ms period already bounds the guest's runs "
+        "(932 with either). " + _CREDIT_FLAT
     ),
     "34": (
-        "From the full-length run (3 seeds of 60 s) with iperf's receive window at the "
-        "174 760 bytes Linux 2.6.16 autotunes to (`setups.IPERF_RECV_SOCKET_BYTES`; the "
-        "earlier 87 380 was the initial buffer, not what the stream runs with). Credit's part "
+        _DW_SOURCE + "(The earlier 87 380-byte window was the initial buffer, not what the "
+        "stream runs with.) Credit's part "
         "holds: it falls at every step, 261 → 256 → 247 → 209 → 164 → 145 Mbit/s (paper 220 → "
         "188), as the guest's entitlement (66.7 → 25 %) shrinks below its ~30-33 % need and "
         "the guest, OVER, is no longer boosted on its wakes. SEDF's fails twice. (1) It is "
@@ -311,7 +324,7 @@ EXPLAIN = {
         "same throughput at every ratio on 3.0.2)."
     ),
     "35": (
-        "From the full-length run (3 seeds of 60 s). Fails on one point: SEDF and Credit agree "
+        _DW_SOURCE + "Fails on one point: SEDF and Credit agree "
         "within 1.1 % (paper ~4 %), but neither rises with Dom0's weight (SEDF 36.5-36.6, Credit "
         "36.9 MB/s at every ratio; paper +8 % and +14 %). **Setup, from the text**: dd is the "
         "only load (the chapter's setup is dd in the guest, Dom0 otherwise idle). It is bound "
@@ -359,7 +372,9 @@ DOM0_RATIO = Experiment(
         "Web server: an httperf-like open loop at 2 000 req/s, above anything the tables "
         "report (886 req/s), so the reply rate is the maximum the host sustains, as in the "
         "Cherkasova reproductions (httperf is open loop; the chapter gives no rate), each "
-        "request a TCP exchange in rounds and the iperf stream ACK-clocked, as there; "
+        "request a TCP exchange in rounds, the server holding 278 connections (Apache 2 "
+        "prefork's 150 processes and Linux's listen queue of 128) and the iperf stream "
+        "ACK-clocked with the window Linux 2.6.16 autotunes to (174 760 bytes), as there; "
         "iperf: a stream from the remote host into the guest; dd: 1-KB blocks for the whole "
         "run. The disk throughput is converted to dd's MB/s (10^6 bytes).",
         "Every configuration runs with several seeds (3, 2 with `--quick`); every number is "
