@@ -223,6 +223,9 @@ def _interrupt_and_resume(tmp_path: Path, sig: int) -> None:
     pd.testing.assert_frame_equal(
         pd.read_parquet(out / "summary.parquet"), pd.read_parquet(whole / "summary.parquet")
     )
+    # The files themselves, byte for byte.
+    for name in ("results.parquet", "summary.parquet", "summary.csv"):
+        assert (out / name).read_bytes() == (whole / name).read_bytes(), name
 
 
 def test_sigint_midway_then_resume_equals_an_uninterrupted_sweep(tmp_path):

@@ -6,18 +6,22 @@ each `fn(item)` independent of the others. The items are cut into *batches*
 (several items per task, so each task does enough work to pay for sending it),
 the batches run on
 
-- `backend="local"` (the default): a pool of `jobs` processes on this machine
-  (default: every CPU), or in this process when `jobs` is 1;
+- `backend="local"` (the default): `jobs` processes forked from this one (default:
+  every CPU), each fed one batch at a time through its own pipe, or this process
+  alone when `jobs` is 1;
 - `backend="ray"`: tasks on a Ray cluster (`address="HOST:PORT"` of an existing
   one; without an address Ray starts a private one on this machine, which is
   shut down at the end). Ray is an optional extra: `pip install 'vmsched[ray]'`.
 
 Results come back batch by batch as they finish (`run_batches` is a generator),
-so a caller can write each batch to disk at once; `run_all` collects them in
-item order, so results never depend on the backend, the number of workers or
-the order batches finish in. A run that raises is recorded as a `Failure` (the
-error's type and text) and the other runs go on; `run_all(..., fail_fast=True)`
-re-raises the first error instead, as a command whose every run is needed does.
+so a caller can write each batch to disk at once (and can have the worker encode
+the batch first, `encode=`, so that the main process, which serves every worker,
+does little per run; `Workers` starts the workers ahead, while the caller plans);
+`run_all` collects them in item order, so results never depend on the backend,
+the number of workers or the order batches finish in. A run that raises is
+recorded as a `Failure` (the error's type and text) and the other runs go on;
+`run_all(..., fail_fast=True)` re-raises the first error instead, as a command
+whose every run is needed does.
 
 Interrupting (Ctrl-C, or SIGTERM where the command turns it into
 KeyboardInterrupt) stops the workers at once: local workers are terminated,
