@@ -247,9 +247,17 @@ class _Pool:
                 try:
                     ok, value = conn.recv()
                 except EOFError:
-                    code = self.procs[busy[conn]].exitcode
+                    proc = self.procs[busy[conn]]
+                    proc.join(timeout=5)
+                    code = proc.exitcode
+                    how = (
+                        f"killed by {signal.Signals(-code).name}"
+                        if code is not None and code < 0
+                        else f"exit status {code}"
+                    )
                     raise RuntimeError(
-                        f"a worker process ended before returning its batch (exit code {code})"
+                        f"worker process {proc.pid} ended before returning its batch ({how}; "
+                        "out of memory, or killed)"
                     ) from None
                 if not ok:
                     raise value
@@ -564,11 +572,13 @@ def run_all(
     fail_fast: bool = True,
     after_s: float | None = None,
     store: RunStore | None = None,
+    workers: Workers | None = None,
 ) -> list[Any]:
     """Every item's result (or Failure), in item order, with a progress bar (see
-    `vmsched.progress.RunsProgress`). With `fail_fast`, the first failure is raised
-    once the batch that holds it is back. With a `store`, runs found in it are not run
-    again, and each finished run is kept in it as its batch comes back."""
+    `vmsched.progress.RunsProgress`), on `workers` if given (see `run_batches`). With
+    `fail_fast`, the first failure is raised once the batch that holds it is back.
+    With a `store`, runs found in it are not run again, and each finished run is kept
+    in it as its batch comes back."""
     from vmsched.progress import RunsProgress
 
     out: list[Any] = [None] * len(items)
@@ -594,6 +604,7 @@ def run_all(
             address=address,
             batch_size=batch_size,
             skip=skip,
+            workers=workers,
         ):
             first_failure = None
             kept = {}

@@ -935,8 +935,11 @@ def sweep(
         interrupts = _Interrupts()
         with interrupts.installed(), interrupts.deferred():
             n_failed = _finish(out, spec, parts)
-    if figures:
-        report(out, backend=backend, jobs=jobs, address=address)
+        if figures:
+            # A Ray cluster draws the figures too (a private one is not started twice);
+            # the local processes have been told to exit: the figures get new ones.
+            again = workers if backend == "ray" else None
+            report(out, backend=backend, jobs=jobs, address=address, workers=again)
     return SweepResult(out, len(runs), n_failed, wall, ran)
 
 
@@ -1186,9 +1189,11 @@ def report(
     backend: str = "local",
     jobs: int | None = None,
     address: str | None = None,
+    workers: Any = None,
 ) -> Path:
     """Write `out/report.html` from a finished sweep's files; the figures are drawn in
-    the batch layer's workers. Returns the report's path."""
+    the batch layer's workers (`workers`, a running `vmsched.batch.Workers`, if given).
+    Returns the report's path."""
     import pandas as pd
 
     from vmsched import htmlreport as h
@@ -1209,7 +1214,15 @@ def report(
     items = [(summ, meta, d, m, "line") for d, m in chosen]
     if len(numeric) >= 2:
         items += [(summ, meta, d, m, "heat") for d, m in chosen[:4]]
-    pngs = run_all(_draw, items, backend=backend, jobs=jobs, address=address, label="figures")
+    pngs = run_all(
+        _draw,
+        items,
+        backend=backend,
+        jobs=jobs,
+        address=address,
+        label="figures",
+        workers=workers,
+    )
     axes = meta["axes"]
     failed = res[res["error"].notna()].drop_duplicates("run")
     blocks: list[Any] = [
