@@ -171,6 +171,32 @@ def test_a_failed_run_is_recorded_and_the_rest_go_on():
         run_all(_fail_on_two, [1, 2, 3], fail_fast=True, jobs=1)
 
 
+def test_a_worker_that_dies_stops_the_batch_with_an_error_naming_it():
+    """A local worker killed mid-batch (out of memory, say) is an error that names it, not
+    a wait for a batch that will never come."""
+    with pytest.raises(RuntimeError, match="ended before returning its batch.*SIGKILL"):
+        run_all(_die_on_two, [1, 2, 3, 4], fail_fast=False, jobs=2, batch_size=1)
+
+
+def _die_on_two(x: int) -> int:
+    if x == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x
+
+
+def test_batches_shrink_towards_the_end_and_cover_every_run():
+    from vmsched.batch import MAX_AUTO_BATCH, batch_sizes
+
+    for n, workers in ((1000, 2), (37, 2), (5, 8), (1, 1), (200, 1)):
+        sizes = batch_sizes(n, workers)
+        assert sum(sizes) == n and min(sizes) >= 1 and max(sizes) <= MAX_AUTO_BATCH
+        assert sizes == sorted(sizes, reverse=True)
+    sizes = batch_sizes(1000, 2)
+    # Full batches while much is left, then down to an eighth of the full size (6 runs).
+    assert sizes[0] == 50 and sizes[-2] == 6 and len(sizes) < 40
+    assert batch_sizes(10, 2, batch_size=4) == [4, 4, 2]  # given: even
+
+
 def _fail_on_two(x: int) -> int:
     if x == 2:
         raise ValueError("two is bad")
