@@ -243,16 +243,76 @@ def test_sensitivity_table_compares_verdicts_with_the_baseline(tmp_path):
     exp = reproduce.experiment("thesis2015-oltp")
     table = sensitivity([exp], jobs=2)[exp.id]
     assert not table.missing and table.judged == len(exp.claims)
-    assert {r.factor for r in table.rows} == {0.5, 2.0}
+    assert {r.factor for r in table.rows if not r.alternative} == {0.5, 2.0}
+    # The setups the thesis leaves open are rows too, with every verdict's text kept.
+    alts = [r for r in table.rows if r.alternative]
+    assert [r.variant for r in alts] == [f"setup: {a.name}" for a in exp.alternatives]
     for r in table.rows:
         assert r.judged == table.judged
         # A flip is exactly a difference in the reproduced count's parts.
         if not r.flipped:
             assert r.reproduced == table.baseline_reproduced
+        assert len(r.texts) == (table.judged if r.alternative else 0)
     [rep] = run_experiments([exp], quick=True, jobs=2, progress=False, replications=1)
     rep.sensitivity = table
     text = (rep.save(tmp_path) / "report.md").read_text()
     assert "## Sensitivity to the estimates" in text and "×0.5" in text and "×2" in text
+    assert "### Setups the paper leaves open: the alternatives" in text
+    for a in exp.alternatives:
+        assert f"**{a.name}**" in text and a.evidence in text
+    # The one-VCPU guest's verdict texts carry their own simulated numbers.
+    one = next(r for r in alts if r.variant == "setup: guest 1 VCPU")
+    assert all(t in text for _, _, t in one.texts)
+
+
+def test_thesis_setup_alternatives_rewrite_only_the_open_choice():
+    """Each alternative of the thesis's open setup choices changes that choice and
+    nothing else: the guest's VCPUs, the host's PCPUs with Dom0's VCPUs, the guest's
+    IOzone queue depth (never Dom0's native IOzone), the guest's netperf buffers."""
+    import copy
+
+    from vmsched import reproduce
+    from vmsched.reproduce import thesis2015 as t15
+
+    def run(exp_id, **params):
+        exp = reproduce.experiment(exp_id)
+        return next(
+            r for r in exp.runs(True) if all(r.params.get(k) == v for k, v in params.items())
+        )
+
+    def changed(alt, r):
+        data = copy.deepcopy(r.scenario.data)
+        alt.apply(data)
+        return data
+
+    stress = run("thesis2015-disk", case="domu-dom0-stress", mode="seq-write")
+    native = run("thesis2015-disk", case="dom0-native", mode="seq-write")
+    base = stress.scenario.data
+    by = {a.name: a for a in t15.ALL_ALTERNATIVES}
+
+    d = changed(by["guest 1 VCPU"], stress)
+    assert [x["vcpus"] for x in d["domain"]] == [t15.DOM0_VCPUS, 1]
+    assert d["host"] == base["host"]
+
+    d = changed(by["4 PCPUs (Hyper-Threading)"], stress)
+    assert d["host"]["pcpus"] == 4 and base["host"]["pcpus"] == t15.PCPUS
+    assert [x["vcpus"] for x in d["domain"]] == [4, t15.DOMU_VCPUS]
+    assert d["domain"][0]["workload"] == base["domain"][0]["workload"]  # one thread per VCPU
+
+    d = changed(by["IOzone one request at a time"], stress)
+    assert d["domain"][1]["workload"]["queue_depth"] == 1
+    d = changed(by["IOzone one request at a time"], native)
+    assert d == native.scenario.data  # Dom0's own IOzone keeps Linux's submission
+
+    net = run("thesis2015-net", dom0="cpu-stress")
+    assert net.scenario.data["domain"][1]["workload"]["send_socket_bytes"] == 1 << 20
+    d = changed(by["netperf buffers fixed at Table 3's sizes"], net)
+    w = d["domain"][1]["workload"]
+    # 16 384 bytes in flight at most: the model doubles send_socket_bytes.
+    assert 2 * w["send_socket_bytes"] == 16384 and w["recv_socket_bytes"] == 87380
+    d = changed(by["netperf buffers set with -s/-S to Table 3's sizes"], net)
+    w = d["domain"][1]["workload"]
+    assert (w["send_socket_bytes"], w["recv_socket_bytes"]) == (16384, 87380)
 
 
 def test_reproduce_doc_opens_with_the_scorecard():

@@ -620,6 +620,7 @@ ENHANCED_EXP = Experiment(
     figures=_figures(),
     label=label,
     explained_from=t15.THESIS_EXPLAINED_FROM,
+    alternatives=t15.ALL_ALTERNATIVES,
     note="Fig. 40 (the consolidated server) is kept for independent validation: it "
     "is simulated, not compared.",
 )
