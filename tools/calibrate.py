@@ -227,8 +227,20 @@ def main(argv: list[str] | None = None) -> int:
         print("calibrate: --seeds: expected an integer >= 1", file=sys.stderr)
         return 2
     if args.alternative is not None and args.write:
-        print("calibrate: --write: not with --alternative (the fit is the alternative's own)")
+        print(
+            "calibrate: --write: not with --alternative (the fit is the alternative's own)",
+            file=sys.stderr,
+        )
         return 2
+    if args.alternative is not None:
+        known = sorted({a.name for t in TARGETS[args.profile] for a in _alts(t.exp_id)})
+        if args.alternative not in known:
+            print(
+                f"calibrate: --alternative: {args.alternative!r} is not a setup alternative of "
+                f"{args.profile}'s rows; expected one of: {', '.join(known) or '(none)'}",
+                file=sys.stderr,
+            )
+            return 2
     values = fit(args.profile, args.seeds, alternative=args.alternative)
     print("fitted: " + ", ".join(f"{k} = {v:g}" for k, v in values.items()))
     if args.write:
