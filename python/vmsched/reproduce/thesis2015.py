@@ -135,8 +135,9 @@ COMMON_DECISIONS = (
     "VCPU is inside its rate limit (the `is_preemptable` test came with 4.10).",
     "Two PCPUs: the thesis's 'two cores'. The i3-370M has Hyper-Threading (2 threads per "
     "core), which the thesis does not mention, and vmsched models no sharing between sibling "
-    "threads; 4 full-speed PCPUs are run as a setup alternative (sensitivity table). No "
-    "published row is used to choose (Table 4's Credit row is not a calibration row).",
+    "threads; 4 PCPUs, with base costs refitted on Appendix A's rows under them, are run as "
+    "a setup alternative (sensitivity table). No published row is used to choose (Table 4's "
+    "Credit row is not a calibration row).",
     f"VCPUs are not given. Dom0 has {DOM0_VCPUS}: Xen 4.4's default, one per PCPU "
     "(`dom0_max_vcpus` unset). The guest has "
     f"{DOMU_VCPUS}: Xen 4.4.1's example PV guest configuration "
@@ -198,8 +199,8 @@ def _four_threads(data: dict[str, Any]) -> None:
     base = data["host"].get("profile")
     table = dict(base) if isinstance(base, dict) else builtin_profile(str(base))
     if table is not None:
-        # Without the repository's profile files (an installed package) the alternative
-        # keeps the two-PCPU base costs; its evidence says the fit belongs to it.
+        # Without the repository's profile files (an installed package) there is no table
+        # to override, and the sensitivity table of the estimates is missing too.
         data["host"]["profile"] = {**table, **FOUR_THREADS_BASE_COSTS}
 
 
