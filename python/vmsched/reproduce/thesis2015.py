@@ -198,10 +198,10 @@ def _four_threads(data: dict[str, Any]) -> None:
     _driver(data)["vcpus"] = 4
     base = data["host"].get("profile")
     table = dict(base) if isinstance(base, dict) else builtin_profile(str(base))
-    if table is not None:
-        # Without the repository's profile files (an installed package) there is no table
-        # to override, and the sensitivity table of the estimates is missing too.
-        data["host"]["profile"] = {**table, **FOUR_THREADS_BASE_COSTS}
+    if table is None:
+        # The sensitivity table runs no alternative without the built-in profiles' files.
+        raise ValueError(f"the built-in profile {base!r} is not in this checkout")
+    data["host"]["profile"] = {**table, **FOUR_THREADS_BASE_COSTS}
 
 
 def _workload_key(kind: str, key: str, value: Any) -> Any:
