@@ -20,6 +20,7 @@ without them, the report says the table could not be made.
 from __future__ import annotations
 
 import copy
+import math
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -101,6 +102,8 @@ class Variant:
     factor: float
     #: Rewrites one run's scenario data in place.
     apply: Callable[[dict[str, Any]], None]
+    #: For a setup alternative (factor NaN): its evidence, from `Alternative.evidence`.
+    evidence: str = ""
 
 
 def variants(exp: Experiment) -> list[Variant]:
@@ -143,6 +146,11 @@ def variants(exp: Experiment) -> list[Variant]:
                         w[param] = type(w[param])(w[param] * f)
 
             out.append(Variant(f"{kind} {param} x{f:g}", f, apply))
+    if table is not None:
+        # An alternative may carry base costs of its own over the built-in profile's table
+        # (the thesis's four-PCPU host), so without the table none is run, like the estimates.
+        for alt in exp.alternatives:
+            out.append(Variant(f"setup: {alt.name}", math.nan, alt.apply, alt.evidence))
     return out
 
 
@@ -169,6 +177,13 @@ class Row:
     #: Verdicts reproduced under the variant.
     reproduced: int
     judged: int
+    #: For a setup alternative: (claim id, reproduced, the verdict's evidence text) per claim.
+    texts: tuple[tuple[str, bool, str], ...] = ()
+    evidence: str = ""
+
+    @property
+    def alternative(self) -> bool:
+        return math.isnan(self.factor)
 
 
 @dataclass(frozen=True)
@@ -222,8 +237,16 @@ def sensitivity(
         base = {v.claim.id: v.reproduced for v in by_id[exp.id].verdicts}
         rows = []
         for v in vs:
-            got = {c.claim.id: c.reproduced for c in by_id[f"{exp.id}:{v.name}"].verdicts}
+            results = by_id[f"{exp.id}:{v.name}"].verdicts
+            got = {c.claim.id: c.reproduced for c in results}
             flipped = tuple(k for k in base if got.get(k) != base[k])
-            rows.append(Row(v.name, v.factor, flipped, sum(got.values()), len(got)))
+            texts = (
+                tuple((c.claim.id, c.reproduced, c.evidence) for c in results)
+                if math.isnan(v.factor)
+                else ()
+            )
+            rows.append(
+                Row(v.name, v.factor, flipped, sum(got.values()), len(got), texts, v.evidence)
+            )
         out[exp.id] = Table(exp.id, sum(base.values()), len(base), tuple(rows))
     return out
