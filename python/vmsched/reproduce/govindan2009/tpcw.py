@@ -45,6 +45,7 @@ from vmsched.reproduce.govindan2009.setups import (
     SEDF,
     SLO_MS,
     TPCW_FULL,
+    TPCW_HOG_SLICE_MS,
     TPCW_QUICK,
     UNITS,
     cluster,
@@ -73,7 +74,7 @@ def _tpcw_grid(timing: Timing) -> list[Run]:
     runs.append(Run(SEDF, params, sc))
     for sched in TPCW_SCHEDULERS:
         params = {"setup": "consolidated"}
-        doms = [dom0(), *tiers(), *hogs(5)]
+        doms = [dom0(), *tiers(), *hogs(5, TPCW_HOG_SLICE_MS)]
         runs.append(
             Run(sched, params, one_host(timing, sched, doms, run_source(TPCW_ID, sched, params)))
         )
