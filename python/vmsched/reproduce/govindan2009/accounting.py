@@ -22,7 +22,7 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
 from vmsched.reproduce.govindan2009.measures import (
     cpu_pct,
     label,
@@ -198,4 +198,5 @@ ACCOUNTING = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
 )

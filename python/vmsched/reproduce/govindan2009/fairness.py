@@ -19,7 +19,7 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
 from vmsched.reproduce.govindan2009.measures import (
     cpu_pct,
     hog_metrics,
@@ -151,6 +151,7 @@ FAIRNESS = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
     note="Fig. 10 and Table 3 are kept for independent validation: "
     "no published numbers are compared; the mechanism claim 13 is checked.",
 )

@@ -24,7 +24,7 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
 from vmsched.reproduce.govindan2009.measures import (
     as_float,
     domains,
@@ -267,4 +267,5 @@ NAS = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
 )

@@ -24,7 +24,7 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
 from vmsched.reproduce.govindan2009.measures import (
     as_float,
     cpu_pct,
@@ -238,6 +238,7 @@ TPCW = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
 )
 
 
@@ -341,4 +342,5 @@ CONSOLIDATION = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
 )
