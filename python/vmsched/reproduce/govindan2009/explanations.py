@@ -43,13 +43,13 @@ EXPLANATIONS = {
     "0.125): the tiers' slack share is still eight times a neighbour's (Xen 3.0.2 shares "
     "slack by slice/period).",
     "56": "BVT with warp gives the lowest mean (16.9 ms, against comm-aware 20.1 and SEDF "
-    "20.5) and the highest maximum (104 ms against comm-aware's 90 and SEDF's 85): a "
-    "waking BVT domain's virtual time is raised only to the system virtual time, and the "
-    "warped Dom0 and tiers preempt the CPU-bound domains on almost every wake-up, where "
-    "SEDF serves a tier that has used its slice in extra time (claim 55). Both halves "
-    "fail: the comm-aware scheduler cannot shorten that wait (claim 55), and with the "
-    "neighbours at (0.2, 20) BVT's maximum is now the higher one (it was 144 vs 180 ms "
-    "with them at 0.125).",
+    "20.5) and the highest maximum (186 ms against comm-aware's 160 and SEDF's 172; r2's "
+    "104 against 90 and 85): a waking BVT domain's virtual time is raised only to the "
+    "system virtual time, and the warped Dom0 and tiers preempt the CPU-bound domains on "
+    "almost every wake-up, where SEDF serves a tier that has used its slice in extra time "
+    "(claim 55). Both halves fail: the comm-aware scheduler cannot shorten that wait "
+    "(claim 55), and with the neighbours at (0.2, 20) BVT's maximum is now the higher one "
+    "(with them at (0.125, 20) it was the lower, 144 against 180 ms).",
     "57": "SP alone takes 137.6 s (its compute per step was set for the paper's 140.86 s on "
     "`cherkasova2007`); with three CPU-bound neighbours per host 149.7 s under SEDF "
     "(x1.09; paper x2.51) and 149.7 s under the comm-aware SEDF (about 500 preferred "
