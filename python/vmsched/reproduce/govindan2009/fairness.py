@@ -113,7 +113,7 @@ FAIRNESS = Experiment(
         "domains) and the consolidated TPC-W setup (Dom0, both tiers, five CPU-bound "
         "domains), one PCPU, 5 minutes each, under default SEDF and the comm-aware SEDF: "
         "4 runs. Metrics: each CPU-bound domain's CPU, their total and least, against "
-        "their reservation (2.59 % beside the media server, 1 % beside TPC-W); the "
+        "their reservation (2.59 % beside the media server, 0.45 % beside TPC-W); the "
         "applications' and Dom0's CPU."
     ),
     decisions=(

@@ -305,8 +305,9 @@ CONSOLIDATION = Experiment(
     ),
     decisions=(
         *COMMON_DECISIONS,
-        "Each neighbour reserves (0.125, 20) whatever their number, so the reservations "
-        "never exceed the CPU (eight fit beside the tiers).",
+        "Each neighbour reserves (0.056, 20) whatever their number, an eighth of what the "
+        "tiers' reservations leave of the guests' (5, 20), so the reservations never exceed "
+        "the CPU (eight fit beside the tiers).",
     ),
     units=UNITS,
     grid=_consolidation_grid,
