@@ -236,6 +236,35 @@ def test_every_estimate_is_halved_and_doubled():
     assert data["host"]["profile"]["name"] == "thesis2015"
 
 
+def test_the_govindan_reservations_are_halved_and_doubled():
+    """The CPU-bound neighbours' and the media server's SEDF slices (setup readings the
+    paper leaves open) are sensitivity rows; a doubled slice stays within its period."""
+    from vmsched import reproduce
+    from vmsched.reproduce.sensitivity import variants
+
+    vs = {v.name: v for v in variants(reproduce.experiment("govindan2009-accounting"))}
+    assert {"cpu-hog domains' slice x0.5", "cpu-hog domains' slice x2"} <= set(vs)
+    assert {"streaming domains' slice x0.5", "streaming domains' slice x2"} <= set(vs)
+    data = {
+        "domain": [
+            {
+                "name": "cpu1",
+                "sched": {"period": 20.0, "slice": 11.67},
+                "workload": {"kind": "cpu-hog"},
+            },
+            {
+                "name": "media",
+                "sched": {"period": 20.0, "slice": 2.83},
+                "workload": {"kind": "streaming"},
+            },
+            {"name": "dom0", "sched": {"period": 20.0, "slice": 1.5}, "workload": {"kind": "idle"}},
+        ]
+    }
+    vs["cpu-hog domains' slice x2"].apply(data)
+    vs["streaming domains' slice x0.5"].apply(data)
+    assert [d["sched"]["slice"] for d in data["domain"]] == [20.0, 1.415, 1.5]
+
+
 def test_sensitivity_table_compares_verdicts_with_the_baseline(tmp_path):
     from vmsched import reproduce
     from vmsched.reproduce.sensitivity import sensitivity

@@ -60,6 +60,15 @@ SETUP_ESTIMATES: tuple[tuple[str, str], ...] = (
     ("web-server", "working_set_kb"),
 )
 
+#: Scheduler parameters the papers leave open: (workload kind, scheduler parameter) of the
+#: domains running that workload, scaled the same way (a slice at most its period). The
+#: SEDF reservations the Govindan et al. setups derive for the CPU-bound neighbours and the
+#: media server (docs/reproduce-proposals.md).
+SCHED_ESTIMATES: tuple[tuple[str, str], ...] = (
+    ("cpu-hog", "slice"),
+    ("streaming", "slice"),
+)
+
 _PROFILES = Path(__file__).resolve().parents[3] / "crates" / "vmsched-core" / "profiles"
 
 
@@ -146,12 +155,41 @@ def variants(exp: Experiment) -> list[Variant]:
                         w[param] = type(w[param])(w[param] * f)
 
             out.append(Variant(f"{kind} {param} x{f:g}", f, apply))
+    for kind, param in SCHED_ESTIMATES:
+        used = [
+            d["sched"].get(param)
+            for r in runs
+            for d in _domains(r.scenario.data)
+            if _kind(d) == kind and isinstance(d.get("sched"), dict)
+        ]
+        if not any(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in used):
+            continue
+        for f in FACTORS:
+
+            def apply_sched(
+                data: dict[str, Any], f: float = f, kind: str = kind, param: str = param
+            ) -> None:
+                for d in _domains(data):
+                    sched = d.get("sched")
+                    if _kind(d) != kind or not isinstance(sched, dict) or not sched.get(param):
+                        continue
+                    scaled = sched[param] * f
+                    if param == "slice" and isinstance(sched.get("period"), int | float):
+                        scaled = min(scaled, sched["period"])
+                    sched[param] = type(sched[param])(scaled)
+
+            out.append(Variant(f"{kind} domains' {param} x{f:g}", f, apply_sched))
     if table is not None:
         # An alternative may carry base costs of its own over the built-in profile's table
         # (the thesis's four-PCPU host), so without the table none is run, like the estimates.
         for alt in exp.alternatives:
             out.append(Variant(f"setup: {alt.name}", math.nan, alt.apply, alt.evidence))
     return out
+
+
+def _kind(domain: dict[str, Any]) -> Any:
+    w = domain.get("workload")
+    return w.get("kind") if isinstance(w, dict) else None
 
 
 def _varied(exp: Experiment, v: Variant) -> Experiment:
