@@ -269,3 +269,66 @@ def test_reports_count_the_proposals_decisions(quick_runs, exp_id):
         # Every row carries a count (a number, not an empty cell) for its scheduler.
         col = section.splitlines()[4].split("|").index(f" {DECISION_COUNTER[sched]} ")
         assert all(line.split("|")[col].strip().replace(",", "").isdigit() for line in rows)
+
+
+def test_the_govindan_reservations_are_the_applications_needs_on_their_profile():
+    """The paper provisions each application "for [its] 90th percentile CPU requirement":
+    the media server's reservations are its 90th-percentile need run alone with Dom0 on
+    the `govindan2009` profile (its own CPU; with Dom0's work for it in the accounting
+    test), rounded up to 10 µs, so a change of the profile's costs that leaves them stale
+    fails here; the neighbours share what the applications leave of the guests' (5, 20)."""
+    import numpy as np
+    from vmsched.api import run
+    from vmsched.reproduce.framework import Timing
+    from vmsched.reproduce.govindan2009 import setups as g
+
+    sc = g.one_host(Timing(duration_s=60, warmup_s=0), g.SEDF, [g.dom0(), g.media()], "test")
+    df = run(sc, progress=False).timeseries
+    df = df[df["vcpu"].isna() & (df["time_s"] > 1)]
+    own = df[df["domain"] == "media"].set_index("time_s")["cpu_pct"]
+    dom0 = df[df["domain"] == "dom0"].set_index("time_s")["cpu_pct"]
+    for need, slice_ms in (
+        (np.percentile(own, 90), g.MEDIA_SLICE_MS),
+        (np.percentile(own + dom0, 90), g.ACCOUNTED_MEDIA_SLICE_MS),
+    ):
+        assert slice_ms - 0.01 < need * g.PERIOD_MS / 100 <= slice_ms
+    assert g.STREAM_HOGS * g.STREAM_HOG_SLICE_MS + g.MEDIA_SLICE_MS <= g.GUEST_BUDGET_MS
+    assert g.GUEST_BUDGET_MS - g.MEDIA_SLICE_MS - g.STREAM_HOGS * g.STREAM_HOG_SLICE_MS < 0.007
+    assert 5 * g.TPCW_HOG_SLICE_MS + g.TIERS_SLICE_MS == pytest.approx(g.GUEST_BUDGET_MS)
+    assert g.MAX_HOGS * g.HOG_SLICE_MS + g.TIERS_SLICE_MS <= g.GUEST_BUDGET_MS
+
+
+def test_the_tpcw_tiers_reserve_their_90th_percentile_need():
+    """Each TPC-W tier's reservation is its 90th-percentile CPU on its dedicated host (the
+    mean over seeds 1-3 of each seed's 90th percentile of one-second samples), with its
+    Dom0's work for the accounting test. The percentile moves with the tiers' own
+    reservations by up to 0.08 ms of 20 (measured: 1.71-1.76 and 2.74-2.82 ms between
+    (2, 20) each and the values chosen), so the reservations are checked within that."""
+    import numpy as np
+    from vmsched.api import run
+    from vmsched.reproduce.framework import Timing
+    from vmsched.reproduce.govindan2009 import setups as g
+
+    need: dict[str, list[tuple[float, float]]] = {"jboss": [], "mysql": []}
+    for seed in (1, 2, 3):
+        front, db = g.tiers(db="h2/mysql")
+        sc = g.cluster(
+            Timing(duration_s=300, warmup_s=30, seed=seed),
+            g.SEDF,
+            {"h1": [g.dom0(), front], "h2": [g.dom0(), db]},
+            "test",
+        )
+        df = run(sc, progress=False).timeseries
+        df = df[df["vcpu"].isna()]
+        for name, host in (("jboss", "h1"), ("mysql", "h2")):
+            h = df[df["host"] == host]
+            own = h[h["domain"] == name].set_index("time_s")["cpu_pct"]
+            dom0 = h[h["domain"] == "dom0"].set_index("time_s")["cpu_pct"]
+            need[name].append((np.percentile(own, 90), np.percentile(own + dom0, 90)))
+    for name, own_ms, accounted_ms in (
+        ("jboss", g.FRONT_SLICE_MS, g.ACCOUNTED_FRONT_SLICE_MS),
+        ("mysql", g.DB_SLICE_MS, g.ACCOUNTED_DB_SLICE_MS),
+    ):
+        own, accounted = np.mean(need[name], axis=0) * g.PERIOD_MS / 100
+        assert abs(own - own_ms) <= 0.08, (name, own)
+        assert abs(accounted - accounted_ms) <= 0.08, (name, accounted)
