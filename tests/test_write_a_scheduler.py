@@ -6,7 +6,10 @@ code; and the claim that a scheduler is one file plus one line.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -248,6 +251,56 @@ def test_no_code_outside_a_component_dispatches_on_its_name():
                 if re.search(rf'(==\s*"{re.escape(n)}"|"{re.escape(n)}"\s*(=>|\|))', line):
                     offenders.append(f"{path.relative_to(CORE)}:{i}: {line.strip()}")
     assert not offenders, offenders
+
+
+def _copy_workspace(dest: Path) -> None:
+    """The Rust workspace (sources only) at dest, and the build so far hard-linked into
+    dest/target, so that only the changed crate is compiled again."""
+    shutil.copy(ROOT / "Cargo.toml", dest)
+    shutil.copy(ROOT / "Cargo.lock", dest)
+    shutil.copytree(ROOT / "crates", dest / "crates", ignore=shutil.ignore_patterns("target"))
+    # The crate includes the tutorial's file in its own unit tests.
+    shutil.copytree(ROOT / "docs" / "tutorial", dest / "docs" / "tutorial")
+    built = ROOT / "target" / "release"
+    if built.is_dir():
+        (dest / "target").mkdir()
+        subprocess.run(["cp", "-al", str(built), str(dest / "target")], check=True)
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo (the Rust toolchain)")
+def test_the_rust_scheduler_is_one_file_plus_one_line_as_the_page_says(tmp_path):
+    """The page's steps 1 and 2 done literally on a copy of the workspace: the page's Rust
+    code saved as src/sched/wrr.rs, `wrr` added to the first list of `schedulers!`, and
+    nothing else. The copy builds, and a scenario naming `wrr` runs under it."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _copy_workspace(ws)
+    sched = ws / "crates" / "vmsched-core" / "src" / "sched"
+    (sched / "wrr.rs").write_text(code_block("rust"))
+    mod = (sched / "mod.rs").read_text()
+    listed = re.sub(r"(\nschedulers! \{\n\s*[\w, ]*?)(;)", r"\1, wrr\2", mod, count=1)
+    assert listed != mod, "the page's list `schedulers!` is in src/sched/mod.rs"
+    (sched / "mod.rs").write_text(listed)
+    s = tmp_path / "wrr.toml"
+    s.write_text(
+        '[host]\npcpus = 1\n[scheduler]\nname = "wrr"\n[run]\nduration_s = 3\n'
+        '[[domain]]\nname = "big"\nweight = 512\n[domain.workload]\nkind = "cpu-hog"\n'
+        '[[domain]]\nname = "small"\n[domain.workload]\nkind = "cpu-hog"\n'
+    )
+    run = subprocess.run(
+        ["cargo", "run", "--release", "--quiet", "--offline", "-p", "vmsched-core"]
+        + ["--example", "run", "--", str(s)],
+        cwd=ws,
+        env={**os.environ, "CARGO_TARGET_DIR": str(ws / "target")},
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    summary = json.loads(run.stdout)
+    assert summary["scheduler"] == "wrr"
+    cpu = [d["cpu_pct"] for d in summary["domains"]]
+    # Turns of 20 ms and 10 ms on one PCPU: two thirds and one third.
+    assert cpu == pytest.approx([200 / 3, 100 / 3], abs=0.5)
 
 
 def test_top_and_traces(wrr, tmp_path, capsys):

@@ -1701,6 +1701,36 @@ fn invariants_unlisted_schedulers() {
     }
 }
 
+/// The tutorial's Rust scheduler (`docs/tutorial/wrr.rs`, the code of
+/// docs/write-a-scheduler.md), compiled here as a child of a module that
+/// offers what `crate::sched` offers, as it is when saved in `src/sched/`
+/// (its `crate::ids` and `crate::params` are the two modules below).
+#[path = "../../../docs/tutorial"]
+mod tutorial_sched {
+    pub use vmsched_core::sched::*;
+    pub mod wrr;
+}
+mod ids {
+    pub use vmsched_core::ids::*;
+}
+mod params {
+    pub use vmsched_core::params::*;
+}
+
+/// What the tutorial says `cargo test --test properties` does for a
+/// scheduler saved in `src/sched/` and listed: the generic properties hold
+/// for the tutorial's Rust scheduler (registered at run time here; that
+/// listing it works as documented is `tests/test_write_a_scheduler.py`'s).
+#[test]
+fn invariants_tutorial_rust_scheduler() {
+    use proptest::test_runner::TestRunner;
+    let info = sched::register_external(tutorial_sched::wrr::INFO).expect("a new name");
+    let mut runner = TestRunner::new(config(CASES_PER_SCHEDULER));
+    runner
+        .run(&case(info), |c| check_case(&c))
+        .unwrap_or_else(|e| panic!("{}: {e}", info.name));
+}
+
 /// The generator draws every scheduler's declared parameters, versions across
 /// each declared range, and valid scenarios only.
 #[test]
