@@ -13,7 +13,7 @@
 use super::{Event, Simulation, Timer};
 use crate::ids::{PcpuId, VcpuId};
 use crate::sched::{Deferred, SchedCtx};
-use crate::trace::SchedEvent;
+use crate::trace::{CounterEvent, SchedEvent};
 
 impl Simulation {
     /// Perform the operations hooks asked for, until none are left.
@@ -120,6 +120,11 @@ impl Simulation {
                 next: d.next,
                 slice_ns: d.slice_ns,
                 vcpus: &self.w.vcpus,
+            });
+            t.counters(&CounterEvent {
+                now,
+                pcpu: p,
+                counters: &self.sched.counters(),
             });
         }
         let sched_ns = self.w.switch.take_sched_ns(p);
