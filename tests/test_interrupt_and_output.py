@@ -1,4 +1,4 @@
-"""Interruption, full disks, pipes and bounded resources (issue 15).
+"""Interruption, full disks, pipes and bounded resources (docs/cli.md).
 
 - SIGTERM and SIGINT alike stop a run and leave nothing: no temporary trace,
   no partial set of results (exit 143 and 130).
