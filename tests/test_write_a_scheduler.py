@@ -207,6 +207,40 @@ def test_a_fault_stops_the_run_and_says_where(tmp_path, mode, said, capsys):
     assert re.search(said, capsys.readouterr().err)
 
 
+ELSEWHERE = """
+import vmsched
+
+class Elsewhere(vmsched.Scheduler):
+    def wake(self, vcpu):
+        for pcpu in range(self.host.npcpus):
+            self.host.tickle(pcpu)
+    def sleep(self, vcpu):
+        pass
+    def do_schedule(self, pcpu):
+        for v in range(self.host.nvcpus):  # wrong: a VCPU another PCPU runs
+            if self.host.running_on(v) not in (None, pcpu):
+                return v, 1_000_000
+        for v in range(self.host.nvcpus):
+            if self.host.runnable(v) and self.host.running_on(v) is None:
+                return v, 1_000_000
+        return None
+"""
+
+
+def test_a_vcpu_running_on_another_pcpu_is_refused(tmp_path, capsys):
+    (tmp_path / "elsewhere.py").write_text(ELSEWHERE)
+    s = tmp_path / "s.toml"
+    s.write_text(
+        f'[host]\npcpus = 2\n[scheduler]\nname = "{tmp_path}/elsewhere.py:Elsewhere"\n'
+        "[run]\nduration_s = 1\n"
+        '[[domain]]\nname = "a"\n[domain.workload]\nkind = "cpu-hog"\n'
+        '[[domain]]\nname = "b"\n[domain.workload]\nkind = "cpu-hog"\n'
+    )
+    said = r"do_schedule\(\d\) chose vcpu \d \([ab]\.v0\), which runs on pcpu \d"
+    assert cli.main(["run", str(s)]) == 2
+    assert re.search(said, capsys.readouterr().err)
+
+
 def test_a_hook_that_never_returns_is_stopped(tmp_path):
     spec = broken(tmp_path, "spins", timeout_s=0.3)
     with pytest.raises(vmsched.SchedulerError, match="did not return within 0.3 s"):
