@@ -204,8 +204,8 @@ impl Simulation {
 
     fn check_decision(&mut self, p: PcpuId, prev: Option<VcpuId>, d: &crate::sched::Decision) {
         let Some(n) = d.next else { return };
-        let name = self.sched_name().to_string();
         if n.idx() >= self.w.vcpus.len() {
+            let name = self.sched_name().to_string();
             self.w.violation(format!(
                 "scheduler {name} chose vcpu id {n}, which does not exist"
             ));
@@ -230,6 +230,7 @@ impl Simulation {
             return;
         };
         let who = self.w.vcpu_name(n);
+        let name = self.sched_name().to_string();
         self.w
             .violation(format!("scheduler {name} chose {who} {problem}"));
     }
