@@ -349,6 +349,26 @@ def test_top_and_traces(wrr, tmp_path, capsys):
     assert (out / "trace.xentrace").stat().st_size > 0
 
 
+def test_a_python_schedulers_counters_are_in_the_traces(tmp_path):
+    mine = tmp_path / "counting.py"
+    mine.write_text(
+        (ROOT / "docs" / "tutorial" / "rr.py").read_text()
+        + "\n\nclass Counting(RoundRobin):\n"
+        + "    n = 0\n\n"
+        + "    def do_schedule(self, pcpu):\n"
+        + "        self.n += 1\n"
+        + "        return super().do_schedule(pcpu)\n\n"
+        + "    def counters(self):\n"
+        + '        return {"decisions": self.n}\n'
+    )
+    r = vmsched.run(hogs(f"{mine}:Counting"), out=tmp_path / "o", trace=True, progress=False)
+    values = re.findall(
+        r"tracing_mark_write: C\|1\|\S+\.decisions\|(\d+)$", r.traces["trace"].read_text(), re.M
+    )
+    assert len(values) > 10
+    assert int(values[-1]) == r.summary["scheduler_counters"]["decisions"] > 0
+
+
 def test_the_round_robin_of_the_cost_table_passes_the_property_tests():
     assert check_scheduler(f"{ROOT}/docs/tutorial/rr.py:RoundRobin", cases=5) == 5
 
