@@ -299,6 +299,8 @@ def _copy_workspace(dest: Path) -> None:
     if built.is_dir():
         (dest / "target").mkdir()
         subprocess.run(["cp", "-al", str(built), str(dest / "target")], check=True)
+        # The copy's own lock, not a link to the checkout's (another cargo may hold that).
+        (dest / "target" / "release" / ".cargo-lock").unlink(missing_ok=True)
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo (the Rust toolchain)")
