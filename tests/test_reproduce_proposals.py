@@ -4,8 +4,8 @@
 Every registered one runs once in its `--quick` version (all on one pool of two
 processes) and its four outputs are checked: results.csv with exactly its
 columns, report.md with a verdict per claim, report.html, the figures. The
-published numbers are checked against the literature digest, transcribed
-verbatim below.
+published numbers are checked against docs/reference/published-numbers.md, where they
+are written down once from the papers.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 
 import pandas as pd
 import pytest
-from conftest import REPO, vmsched_cmd
+from conftest import published_numbers, vmsched_cmd
 from vmsched import reproduce
 from vmsched.reproduce import dynweight_credit, enhanced2015, govindan2009, mcredit2
 from vmsched.reproduce.framework import RESULT_COLUMNS, params_key
@@ -123,116 +123,19 @@ def test_the_enhanced_experiment_reuses_the_thesis_setups():
         assert mine == theirs
 
 
-# ----- the published numbers are the literature digest's ---------------------------------------
-
-#: Verbatim from the literature digest: §2.2 Tables 4 and 5, E000-5, Appendix A; §2.3
-#: E002-2, E002-3, E002-8, E002-10 (and the claims of §4 G and H that quote them).
-DIGEST = {
-    "table4": """
-| Near Native performance (% of Dom0) | 93% | 97% | 94% - 99% |
-| DomU Disk Throughput depreciation when Dom0 under stress | 4% - 5% | 41% - 45% | 4% - 6% |
-""",
-    "table5": """
-| DomU network Throughput when Dom0 idle | 87.85 Mbps | 89.30 Mbps | 91.05 Mbps |
-| DomU network Throughput when Dom0 under CPU stress | 72.71 Mbps | 63.55 Mbps | 79.15 Mbps |
-| DomU network Throughput when Dom0 performs heavy Disk I/O | 71.63 Mbps | 69.65 Mbps | 84.57 Mbps |
-""",
-    "appendix_a": "| Mean | 54073 | 92.67 | 1013.7 |",
-    "enhanced_near": "Enhanced scheduler's DomU reaches 98%-99% near-native disk I/O performance",
-    "enhanced_degr": 'suffers a 2%-4% degradation in disk I/O performance"',
-    "enhanced_net": "a performance drop in throughput from an average of 90.81 Mb/s to "
-    "80.47 Mb/s when Dom0 is under CPU stress",
-    "tpcw_r2": "for the requests of type r2, there is a 25 percent improvement in average "
-    "response time and almost 50 percent improvement in the worst-case response time.",
-    "tpcw_range": "improvements in average response times between 20 percent and 35 percent",
-    "sp_alone": '"average completion time of SP to be 140.86 seconds"',
-    "sp": "the completion time improves from 353.00 ± 3.94 seconds to 188.88 ± 2.45 seconds",
-    "fig9": "with default Xen, we were able to consolidate four CPU-intensive domains, with "
-    "our modified hypervisor, we were able to add an extra CPU-intensive domain",
-    "accounting_tpcw": "the response time for TPC-W is increased threefold",
-    "accounting_media": "the CPU received by the media server reduced by 6 percent upon "
-    "using accounting",
-}
+# ----- the published numbers are docs/reference/published-numbers.md's ----------------------
 
 
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def _number(text: str) -> str:
-    """`94% - 99%` -> `94-99`, `87.85 Mbps` -> `87.85`, `89.30` -> `89.3` (as %g writes it)."""
-    parts = re.findall(r"\d+(?:\.\d+)?", text)
-    return "-".join(f"{float(p):g}" for p in parts)
-
-
-def _expected() -> dict[tuple[str, str, str, str], str]:
-    exp: dict[tuple[str, str, str, str], str] = {}
-    e = "thesis2015-enhanced"
-    scheds = ("credit", "sedf", "credit2")
-    for line, metric in zip(
-        DIGEST["table4"].strip().splitlines(),
-        ("near_native_pct", "degradation_pct"),
-        strict=True,
-    ):
-        for sched, v in zip(scheds, _cells(line)[1:], strict=True):
-            exp[(e, sched, "mode=all;setup=disk", metric)] = _number(v)
-    for line, case in zip(
-        DIGEST["table5"].strip().splitlines(), ("idle", "cpu-stress", "disk-io"), strict=True
-    ):
-        for sched, v in zip(scheds, _cells(line)[1:], strict=True):
-            exp[(e, sched, f"dom0={case};setup=net", "throughput_mbit_s")] = _number(v)
-    exp[(e, "credit", "case=dom0-native;setup=oltp", "transactions_s")] = _number(
-        _cells(DIGEST["appendix_a"])[3]
-    )
-    near = re.search(r"(\d+)%-(\d+)%", DIGEST["enhanced_near"]).groups()
-    exp[(e, "credit-enhanced", "mode=all;setup=disk", "near_native_pct")] = "-".join(near)
-    degr = re.search(r"(\d+)%-(\d+)%", DIGEST["enhanced_degr"]).groups()
-    exp[(e, "credit-enhanced", "mode=all;setup=disk", "degradation_pct")] = "-".join(degr)
-    idle, stress = re.findall(r"\d+\.\d+", DIGEST["enhanced_net"])
-    exp[(e, "credit-enhanced", "dom0=idle;setup=net", "throughput_mbit_s")] = idle
-    exp[(e, "credit-enhanced", "dom0=cpu-stress;setup=net", "throughput_mbit_s")] = stress
-
-    g = "govindan2009-tpcw"
-    mean, worst = re.findall(r"(\d+) percent", DIGEST["tpcw_r2"])
-    exp[(g, "sedf-comm", "setup=consolidated", "r2_mean_improvement_pct")] = mean
-    exp[(g, "sedf-comm", "setup=consolidated", "r2_max_improvement_pct")] = worst
-    lo, hi = re.findall(r"(\d+) percent", DIGEST["tpcw_range"])
-    exp[(g, "sedf-comm", "setup=consolidated", "mean_improvement_pct")] = f"{lo}-{hi}"
-    g = "govindan2009-nas"
-    alone = re.search(r"\d+\.\d+", DIGEST["sp_alone"])[0]
-    sedf, comm = re.findall(r"(\d+\.\d+) ±", DIGEST["sp"])
-    exp[(g, "sedf", "app=sp;neighbours=0;period_ms=20", "completion_s")] = f"{float(alone):g}"
-    exp[(g, "sedf", "app=sp;neighbours=3;period_ms=20", "completion_s")] = f"{float(sedf):g}"
-    exp[(g, "sedf-comm", "app=sp;neighbours=3;period_ms=20", "completion_s")] = f"{float(comm):g}"
-    words = {"four": 4}
-    n = words[re.search(r"consolidate (\w+) CPU", DIGEST["fig9"])[1]]
-    exp[("govindan2009-consolidation", "sedf", "", "capacity_hogs")] = str(n)
-    exp[("govindan2009-consolidation", "sedf-comm", "", "capacity_hogs")] = str(n + 1)
-    assert "threefold" in DIGEST["accounting_tpcw"]
-    exp[("govindan2009-accounting", "sedf-comm", "", "response_ratio")] = "3"
-    pct = re.search(r"(\d+) percent", DIGEST["accounting_media"])[1]
-    exp[("govindan2009-accounting", "sedf-comm", "", "media_cpu_change_pct")] = f"-{pct}"
-    return exp
-
-
-def test_published_numbers_are_the_digests():
+def test_published_numbers_are_the_reference_pages():
     got = {
         (e.id, p.scheduler, params_key(p.params), p.metric): p.text()
         for m in MODULES
         for e in m.EXPERIMENTS
         for p in e.published
     }
-    assert got == _expected()
-
-
-def test_the_transcription_is_verbatim():
-    digest = REPO.parent / "shared" / "design" / "literature.md"
-    if not digest.is_file():
-        pytest.skip("the literature digest is not beside this checkout")
-    text = digest.read_text()
-    for key, quote in DIGEST.items():
-        for line in quote.strip().splitlines():
-            assert line.strip() in text, key
+    ids = {e.id for m in MODULES for e in m.EXPERIMENTS}
+    want = {k: v for k, v in published_numbers().items() if k[0] in ids}
+    assert got == want
 
 
 def test_held_back_experiments_publish_nothing_and_claim_nothing():

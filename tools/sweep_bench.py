@@ -1,5 +1,5 @@
-"""Issue 13's speed figures: one sweep of N runs of 10-second simulations, with 1 and 2
-local workers (and 2 Ray workers).
+"""The sweeps' speed figures (docs/sweep.md): one sweep of N runs of 10-second simulations,
+with 1 and 2 local workers (and 2 Ray workers).
 
     .venv/bin/python tools/sweep_bench.py --runs 1000 --ray
 
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     speedup = one / wall["local", 2]
     overhead_ms = (one - engine_s) / n * 1000
     overhead_cpu_ms = (sum(cpu["local", 1]) - engine_cpu) / n * 1000
-    print("figures (issue 13, Speed):")
+    print("figures (sweep speed):")
     print(
         f"  speed-up, 2 local workers over 1 (target >= 1.8x): {speedup:.2f}x "
         f"[{_verdict(speedup >= 1.8)}]"
