@@ -50,11 +50,13 @@ def test_the_tutorial_files_are_the_page(tmp_path):
     assert code_block("rust") == (ROOT / "docs" / "tutorial" / "wrr.rs").read_text()
 
 
-def test_run(wrr, tmp_path, capsys):
+@pytest.mark.parametrize("cls", ["WeightedRR", "CappedWRR"])
+def test_run(wrr, cls, tmp_path, capsys):
+    name = wrr.replace("WeightedRR", cls)
     s = scenario(tmp_path)
-    assert cli.main(["run", str(s), "--scheduler", wrr, "--json"]) == 0
+    assert cli.main(["run", str(s), "--scheduler", name, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["scheduler"] == wrr
+    assert summary["scheduler"] == name
     cpu = {d["name"]: d["cpu_pct"] for d in summary["domains"]}
     # dom0 and web ask for 4 % and 20 %; the hogs share the rest of the 200 %.
     assert abs(sum(cpu.values()) - 200) < 1
@@ -95,11 +97,12 @@ def test_compare(wrr, tmp_path):
 
 
 def test_alert(wrr, tmp_path):
+    capped = wrr.replace("WeightedRR", "CappedWRR")
     code = cli.main(
         [
             "alert",
             "--scheduler",
-            wrr,
+            capped,
             "--targets",
             "10,50",
             "--duration-s",
@@ -113,30 +116,19 @@ def test_alert(wrr, tmp_path):
     assert code == 0
     summary = json.loads((tmp_path / "alert" / "summary.json").read_text())
     assert summary["setup"]["allocation_rule"] == "cap = A"
-    assert summary["scheduler"] == wrr
+    assert summary["scheduler"] == capped
 
 
-def test_reproduce_with(wrr, tmp_path):
-    code = cli.main(
-        [
-            "reproduce",
-            "thesis2015-net",
-            "--with",
-            wrr,
-            "--quick",
-            "--jobs",
-            "2",
-            "--out",
-            str(tmp_path / "rep"),
-        ]
-    )
-    assert code == 0
-    rows = (tmp_path / "rep" / "results.csv").read_text()
-    assert wrr in rows
+def test_alert_refuses_the_uncapped_class_naming_what_is_missing(wrr, tmp_path, capsys):
+    args = ["alert", "--scheduler", wrr, "--quick", "--out", str(tmp_path / "a")]
+    assert cli.main(args) == 2
+    assert wrr in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()
 
 
-def test_property_tests_pass(wrr):
-    assert check_scheduler(wrr, cases=8) == 8
+@pytest.mark.parametrize("cls", ["WeightedRR", "CappedWRR"])
+def test_property_tests_pass(wrr, cls):
+    assert check_scheduler(wrr.replace("WeightedRR", cls), cases=8) == 8
 
 
 # ----- faults in user code ----------------------------------------------------------------
