@@ -134,6 +134,7 @@ impl Simulation {
                 let vc = &mut self.w.vcpus[v.idx()];
                 vc.running_on = None;
                 vc.work_gen = vc.work_gen.wrapping_add(1);
+                self.w.queue.cancel(Timer::Work(v));
                 self.w.update_state(v);
             }
             self.w.pcpus[pi].current = d.next;

@@ -535,11 +535,21 @@ impl<'a> SchedCtx<'a> {
         &self.w.masks[self.vcpu(v).soft_mask as usize]
     }
 
+    /// May any VCPU have a soft affinity? When false, [`Self::has_soft_affinity`]
+    /// is false for every VCPU for the whole run (soft masks never change
+    /// after the world is built), and a scheduler may skip a soft-affinity
+    /// balancing step without looking at any VCPU: the step would find nothing.
+    #[inline]
+    pub fn any_soft_affinity(&self) -> bool {
+        self.w.any_soft
+    }
+
     /// Xen's "has soft affinity": soft affinity is effective (it restricts hard
     /// affinity and intersects it) and does not cover every PCPU.
+    #[inline]
     pub fn has_soft_affinity(&self, v: VcpuId) -> bool {
         // Mask 0 is every PCPU: a soft affinity that covers the host is not effective.
-        if self.vcpu(v).soft_mask == 0 {
+        if !self.w.any_soft || self.vcpu(v).soft_mask == 0 {
             return false;
         }
         let hard = self.hard_affinity(v);
