@@ -97,10 +97,10 @@ pub struct IoFidelity {
     pub nic_moderated: bool,
     /// With `nic_moderated`: least time between two receive interrupts.
     pub nic_irq_interval_ns: u64,
-    /// Coefficients of variation (0 = constant costs).
-    pub request_cpu_cv: f64,
-    pub io_cost_cv: f64,
-    pub disk_service_cv: f64,
+    /// Variabilities (a coefficient of variation of 0 = constant costs).
+    pub request_cpu_cv: Variability,
+    pub io_cost_cv: Variability,
+    pub disk_service_cv: Variability,
 }
 
 impl IoFidelity {
@@ -110,31 +110,104 @@ impl IoFidelity {
             guest_batch_ns: p.int("guest_batch_ns") as u64,
             nic_moderated: p.str("nic_rx_irq") == "moderated",
             nic_irq_interval_ns: (p.float("nic_irq_interval_us") * 1e3).round() as u64,
-            request_cpu_cv: p.float("request_cpu_cv"),
-            io_cost_cv: p.float("io_cost_cv"),
-            disk_service_cv: p.float("disk_service_cv"),
+            request_cpu_cv: Variability::new(p.float("request_cpu_cv")),
+            io_cost_cv: Variability::new(p.float("io_cost_cv")),
+            disk_service_cv: Variability::new(p.float("disk_service_cv")),
         }
     }
 }
 
-/// A lognormally distributed duration with mean `mean_ns` and coefficient
-/// of variation `cv`, drawn from `rng`; exactly `mean_ns` (and no draw) when
-/// `cv` is 0, so that constant costs stay bit for bit what they were.
+/// A cost's variability: lognormal with coefficient of variation `cv`, its
+/// parameters computed once (a draw then costs two uniforms, a logarithm, a
+/// cosine and an exponential).
 ///
 /// The lognormal is the usual model of service demands that are positive
 /// and right-skewed (a few slow requests, most near the median): with
-/// σ² = ln(1 + cv²) and μ = ln(mean) − σ²/2 its mean is `mean_ns` and its
-/// standard deviation `cv × mean_ns`.
-pub fn vary_ns(rng: &mut Rng, mean_ns: u64, cv: f64) -> u64 {
-    if cv <= 0.0 || mean_ns == 0 {
-        return mean_ns;
+/// σ² = ln(1 + cv²) and μ = ln(mean) − σ²/2 its mean is the cost's mean
+/// and its standard deviation `cv` × the mean.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Variability {
+    cv: f64,
+    /// Whether costs vary at all (`cv` > 0).
+    on: bool,
+    /// σ = √ln(1 + cv²).
+    sigma: f64,
+    /// σ²/2.
+    half_s2: f64,
+}
+
+impl Variability {
+    /// The variability of coefficient of variation `cv` (0 or below: none).
+    pub fn new(cv: f64) -> Variability {
+        let on = !(cv <= 0.0);
+        let s2 = if on { (1.0 + cv * cv).ln() } else { 0.0 };
+        Variability {
+            cv,
+            on,
+            sigma: s2.sqrt(),
+            half_s2: s2 / 2.0,
+        }
     }
-    let s2 = (1.0 + cv * cv).ln();
-    let z = standard_normal(rng);
-    (mean_ns as f64 * (s2.sqrt() * z - s2 / 2.0).exp()).round() as u64
+
+    /// The coefficient of variation.
+    pub fn cv(&self) -> f64 {
+        self.cv
+    }
+
+    /// One cost of mean `mean_ns`, drawn from `rng`; exactly `mean_ns` (and
+    /// no draw) when the coefficient of variation is 0, so that constant
+    /// costs stay bit for bit what they were.
+    #[inline]
+    pub fn draw_ns(&self, rng: &mut Rng, mean_ns: u64) -> u64 {
+        if !self.on || mean_ns == 0 {
+            return mean_ns;
+        }
+        let z = standard_normal(rng);
+        round_to_u64(mean_ns as f64 * (self.sigma * z - self.half_s2).exp())
+    }
+
+    /// The sum of `n` independent [`Variability::draw_ns`] draws (`n` items
+    /// of one cost).
+    #[inline]
+    pub fn sum_ns(&self, rng: &mut Rng, n: u64, mean_ns: u64) -> u64 {
+        if !self.on || mean_ns == 0 {
+            return n * mean_ns;
+        }
+        let mut sum = 0u64;
+        for _ in 0..n {
+            sum += self.draw_ns(rng, mean_ns);
+        }
+        sum
+    }
+}
+
+/// `x.round() as u64` (halves away from zero), without the library call
+/// that `f64::round` costs on the baseline x86-64 target: below 2^52 a
+/// non-negative float's integer part and fraction are exact.
+#[inline]
+fn round_to_u64(x: f64) -> u64 {
+    const EXACT: f64 = (1u64 << 52) as f64;
+    if !(0.0..EXACT).contains(&x) {
+        return x.round() as u64;
+    }
+    // Through i64: one conversion instruction each way (x < 2^52).
+    let whole = x as i64;
+    (if x - whole as f64 >= 0.5 {
+        whole + 1
+    } else {
+        whole
+    }) as u64
+}
+
+/// A lognormally distributed duration with mean `mean_ns` and coefficient
+/// of variation `cv`, drawn from `rng` (see [`Variability`]; a caller that
+/// draws often keeps a [`Variability`] instead).
+pub fn vary_ns(rng: &mut Rng, mean_ns: u64, cv: f64) -> u64 {
+    Variability::new(cv).draw_ns(rng, mean_ns)
 }
 
 /// A standard normal draw (Box–Muller, one of the pair: two uniforms per draw).
+#[inline]
 fn standard_normal(rng: &mut Rng) -> f64 {
     let u1 = 1.0 - rng.uniform(); // (0, 1]: ln is finite
     let u2 = rng.uniform();
@@ -143,8 +216,5 @@ fn standard_normal(rng: &mut Rng) -> f64 {
 
 /// The sum of `n` independent [`vary_ns`] draws (`n` items of one cost).
 pub fn vary_sum_ns(rng: &mut Rng, n: u64, mean_ns: u64, cv: f64) -> u64 {
-    if cv <= 0.0 || mean_ns == 0 {
-        return n * mean_ns;
-    }
-    (0..n).map(|_| vary_ns(rng, mean_ns, cv)).sum()
+    Variability::new(cv).sum_ns(rng, n, mean_ns)
 }
