@@ -20,6 +20,7 @@
 mod backend;
 mod directory;
 mod disk;
+mod fastmath;
 mod fidelity;
 mod nic;
 mod request;
