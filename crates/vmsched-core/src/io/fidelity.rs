@@ -140,7 +140,7 @@ pub struct Variability {
 impl Variability {
     /// The variability of coefficient of variation `cv` (0 or below: none).
     pub fn new(cv: f64) -> Variability {
-        let on = !(cv <= 0.0);
+        let on = cv > 0.0 || cv.is_nan(); // as `!(cv <= 0.0)` was
         let s2 = if on { (1.0 + cv * cv).ln() } else { 0.0 };
         Variability {
             cv,
