@@ -177,9 +177,16 @@ impl Variability {
         let th = std::f64::consts::TAU * u2;
         let z = r * fastmath::cos_turn(th);
         let x = mean * (self.sigma * z - self.half_s2).exp();
-        if let Some(n) = round_clear(x) {
-            return n;
+        match round_clear(x) {
+            Some(n) => n,
+            None => self.library_draw(mean, r, th),
         }
+    }
+
+    /// The draw with the library's cosine (rare: see `draw_ns`).
+    #[cold]
+    #[inline(never)]
+    fn library_draw(&self, mean: f64, r: f64, th: f64) -> u64 {
         let z = r * th.cos();
         round_to_u64(mean * (self.sigma * z - self.half_s2).exp())
     }
