@@ -5,7 +5,7 @@
 use super::{Event, Simulation, World};
 use crate::domain::{WorkItem, BACKEND, TAG_MASK, URGENT};
 use crate::ids::DomId;
-use crate::io::{packets, vary_ns, Endpoint, InFlight, IoKind, IoReq, Peer, TCPIP_HEADER};
+use crate::io::{packets, Endpoint, InFlight, IoKind, IoReq, Peer, TCPIP_HEADER};
 use crate::time::Time;
 
 /// `remaining_ns` of a backend work item not yet started: its batch is
@@ -275,8 +275,8 @@ impl World {
         };
         self.io.disk.busy = true;
         let t = self.io.disk.service_ns(&r);
-        let cv = self.platform.io.fid.disk_service_cv;
-        let t = vary_ns(&mut self.io.cost_rngs[r.guest.idx()], t, cv);
+        let v = self.platform.io.fid.disk_service_cv;
+        let t = v.draw_ns(&mut self.io.cost_rngs[r.guest.idx()], t);
         let at = self.now.after(t);
         self.in_flight(at, InFlight::DiskDone(r));
     }

@@ -406,7 +406,7 @@ impl World {
         m.bring_in(v, now, core, socket, credit);
         let vc = &mut m.vcpus[v.idx()];
         let ran_ns = now.since(vc.useful_from) + credit;
-        let fills = (vc.stream_ml_per_us as u128 * ran_ns as u128 / 1000) as u64;
+        let fills = mul_add_div(vc.stream_ml_per_us, ran_ns, 0, 1000);
         m.phi2[core] = m.phi2[core].wrapping_add(fills);
         vc.mark2 = m.phi2[core];
         if m.l3_ml > 0 {
@@ -433,7 +433,7 @@ impl SwitchModel {
             let before = vc.ovh.total() - cache_ns;
             let done = now.since(vc.ovh.from).saturating_sub(before).min(cache_ns) - credit;
             let full = vc.fill_ns;
-            let share = |lines: u64| (lines as u128 * done as u128 / full as u128) as u64;
+            let share = |lines: u64| mul_add_div(lines, done, 0, full);
             (share(vc.fill2), share(vc.fill3))
         };
         vc.res2 += brought2;
@@ -496,7 +496,18 @@ impl SwitchModel {
 /// `lines_ml` thousandths of a line at `ns_per_line` each, rounded to the ns.
 #[inline]
 fn mul_ml(lines_ml: u64, ns_per_line: u64) -> u64 {
-    ((lines_ml as u128 * ns_per_line as u128 + (MILLI / 2) as u128) / MILLI as u128) as u64
+    mul_add_div(lines_ml, ns_per_line, MILLI / 2, MILLI)
+}
+
+/// (a·b + add) / d, as 128-bit arithmetic gives it, as u64; in 64 bits when
+/// a·b + add fits them (one machine division instead of a 128-bit library
+/// call: the same result).
+#[inline]
+fn mul_add_div(a: u64, b: u64, add: u64, d: u64) -> u64 {
+    match a.checked_mul(b).and_then(|x| x.checked_add(add)) {
+        Some(x) => x / d,
+        None => ((a as u128 * b as u128 + add as u128) / d as u128) as u64,
+    }
 }
 
 /// Of a footprint of `r` (thousandths of a line), what survives `f` new
@@ -518,11 +529,18 @@ pub(crate) fn exp_neg_ratio(num: u64, den: u64) -> u64 {
     if k >= SWEPT {
         return 0;
     }
-    let frac = (((num % den) as u128) << 32) / den as u128;
+    // frac < 2^32, each term ≤ 2^32 and their sums < 2^34: 64 bits hold
+    // every product and sum below, and 64-bit divisions give the same
+    // quotients as 128-bit ones.
+    let frac = if den <= u32::MAX as u64 {
+        ((num % den) << 32) / den
+    } else {
+        ((((num % den) as u128) << 32) / den as u128) as u64
+    };
     // Σ (−f)^i / i!, positive and negative terms apart.
-    let (mut pos, mut neg) = (ONE_Q32 as u128, 0u128);
-    let mut term = ONE_Q32 as u128;
-    for i in 1..=16u128 {
+    let (mut pos, mut neg) = (ONE_Q32, 0u64);
+    let mut term = ONE_Q32;
+    for i in 1..=16u64 {
         term = ((term * frac) >> 32) / i;
         if term == 0 {
             break;
@@ -533,7 +551,7 @@ pub(crate) fn exp_neg_ratio(num: u64, den: u64) -> u64 {
             pos += term;
         }
     }
-    let mut e = (pos - neg) as u64;
+    let mut e = pos - neg;
     for _ in 0..k {
         e = ((e as u128 * EXP_NEG_ONE_Q32 as u128 + (1u128 << 31)) >> 32) as u64;
     }

@@ -20,6 +20,7 @@
 mod backend;
 mod directory;
 mod disk;
+mod fastmath;
 mod fidelity;
 mod nic;
 mod request;
@@ -28,7 +29,7 @@ pub use backend::Backend;
 pub use directory::{Directory, Endpoint};
 pub use disk::Disk;
 pub use fidelity::{
-    vary_ns, vary_sum_ns, IoFidelity, PROFILE_DISK_SERVICE_CV, PROFILE_GUEST_BATCH,
+    vary_ns, vary_sum_ns, IoFidelity, Variability, PROFILE_DISK_SERVICE_CV, PROFILE_GUEST_BATCH,
     PROFILE_IO_COST_CV, PROFILE_NIC_IRQ_INTERVAL, PROFILE_NIC_RX_IRQ, PROFILE_REQUEST_CPU_CV,
 };
 pub use nic::Nic;

@@ -35,7 +35,12 @@ impl Nic {
     /// Time on the wire for `bytes` of payload in `pkts` packets.
     pub fn wire_ns(&self, bytes: u64, pkts: u32) -> u64 {
         let on_wire = bytes + pkts as u64 * (TCPIP_HEADER + ETHERNET_FRAMING);
-        ((on_wire as u128 * 8 * 1_000_000_000u128).div_ceil(self.bps as u128)) as u64
+        // In 64 bits while the bit-nanoseconds fit them (below 2.3 GB on
+        // the wire: every packet and message), the same quotient.
+        match on_wire.checked_mul(8 * 1_000_000_000) {
+            Some(bit_ns) => bit_ns.div_ceil(self.bps),
+            None => ((on_wire as u128 * 8 * 1_000_000_000u128).div_ceil(self.bps as u128)) as u64,
+        }
     }
 
     /// Send from the host at `now`: when the last bit reaches the peer.

@@ -7,7 +7,6 @@
 //! backend and the device and back, so that the workload hears of exactly
 //! what it asked for. Its kind selects its per-item CPU cost.
 
-use super::vary_sum_ns;
 use super::Endpoint;
 use crate::host::IoCosts;
 use crate::ids::DomId;
@@ -95,7 +94,7 @@ impl IoReq {
             IoKind::DiskRead => (1, c.disk_read_ns),
             IoKind::DiskWrite => (1, c.disk_write_ns),
         };
-        vary_sum_ns(rng, n, each, c.fid.io_cost_cv)
+        c.fid.io_cost_cv.sum_ns(rng, n, each)
     }
 
     /// Page flips this item makes when netback passes it to the guest: one
