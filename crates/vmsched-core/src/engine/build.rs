@@ -257,9 +257,11 @@ impl Simulation {
                 }
                 .expect("affinity masks are non-empty");
                 self.w.vcpus[vi as usize].processor = initial;
-                prev = Some(initial);
                 self.sched.insert_vcpu(&mut SchedCtx::new(&mut self.w), v);
                 self.drain_deferred();
+                // VCPU i is created after VCPU i−1's PCPU as it is once the
+                // scheduler has placed it (`d->vcpu[i-1]->processor`).
+                prev = Some(self.w.vcpus[vi as usize].processor);
             }
             // The toolstack (on no simulated PCPU) unpauses it: the guest boots.
             self.w.local = None;

@@ -1531,7 +1531,11 @@ impl Scheduler for Credit {
             // `csched_cpu_pick` from where it was created: until 4.12 VCPU 0
             // at `cpumask_any` of the pool's PCPUs (domctl.c), from 4.13 at
             // the first (`sched_select_initial_cpu`, which the engine does).
-            if self.version < Version::new(4, 13) {
+            // Domain 0 is built by Xen itself with VCPU 0 on PCPU 0 (the
+            // engine's placement) in every release.
+            let d = ctx.domain_of(v);
+            let dom0 = d == DomId(0) && ctx.is_driver(d);
+            if self.version < Version::new(4, 13) && !dom0 {
                 let start = self.initial_cpu_any(ctx, v);
                 ctx.set_processor(v, start);
             }
