@@ -3,6 +3,7 @@ on the fly, and the command line run as a user runs it."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,23 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
 DOCS = REPO / "docs"
+
+
+def published_numbers() -> dict[tuple[str, str, str, str], str]:
+    """docs/reference/published-numbers.md as {(experiment, scheduler, setting, metric):
+    number}: the numbers the papers publish, written down once in the repository."""
+    out: dict[tuple[str, str, str, str], str] = {}
+    exp = None
+    for line in (DOCS / "reference" / "published-numbers.md").read_text().splitlines():
+        if m := re.match(r"^### `([\w-]+)`$", line):
+            exp = m[1]
+        elif exp and line.startswith("| ") and not line.startswith("| scheduler "):
+            sched, setting, metric, number, _ = (c.strip() for c in line.strip("|").split("|"))
+            key = (exp, sched, "" if setting == "—" else setting, metric)
+            assert key not in out, key
+            out[key] = number
+    return out
+
 
 #: A small valid scenario; tests change one thing in it.
 BASE = """\

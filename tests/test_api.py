@@ -238,7 +238,7 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path, demo, monkeypatch):
     monkeypatch.setattr(pq, "write_table", broken)
     with pytest.raises(OSError, match="No space left"):
         demo.save(tmp_path)
-    # The files of a result appear together or not at all (issue 15): the
+    # The files of a result appear together or not at all (docs/cli.md): the
     # summary written before the failure is not left without its series.
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 

@@ -1,4 +1,4 @@
-"""Interruption, full disks, pipes and bounded resources (issue 15).
+"""Interruption, full disks, pipes and bounded resources (docs/cli.md).
 
 - SIGTERM and SIGINT alike stop a run and leave nothing: no temporary trace,
   no partial set of results (exit 143 and 130).
@@ -86,10 +86,11 @@ def test_a_full_disk_after_simulating_is_exit_3_and_leaves_nothing(
 
 
 #: A run whose first seconds are quiet (vm2 paused) and whose traces grow fast
-#: once vm2 runs (a 1-ms duty cycle from 300 s on): the pilot of the first
-#: second predicts about 1 MB, the run writes far more.
+#: once vm2 runs (a 1-ms duty cycle from 150 s on): the pilot of the first
+#: second predicts about 3.6 MB (the quiet second's switches and Credit's
+#: counters, about 12 kB, times 300), the run writes far more.
 QUIET_THEN_BUSY = (
-    BASE.replace("duration_s = 2", "duration_s = 600").replace(
+    BASE.replace("duration_s = 2", "duration_s = 300").replace(
         "util_pct = 20", "util_pct = 20\nperiod_ms = 1"
     )
     + """
@@ -99,7 +100,7 @@ domain = "vm2"
 pause = true
 
 [[action]]
-at_s = 300
+at_s = 150
 domain = "vm2"
 pause = false
 """

@@ -3,8 +3,8 @@
 The framework is checked on a small CPU-only stand-in experiment (defined here,
 not registered); every registered experiment runs once in its `--quick`
 version, all of them on one pool of two processes, and its files are checked;
-the published numbers are checked against the literature digest's tables,
-transcribed verbatim below.
+the published numbers are checked against docs/reference/published-numbers.md,
+where they are written down once from the papers.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 
 import pandas as pd
 import pytest
-from conftest import DOCS, vmsched_cmd
+from conftest import DOCS, published_numbers, vmsched_cmd
 from vmsched import reproduce
 from vmsched.reproduce.checks import above, decreasing, effect_close, increasing
 from vmsched.reproduce.framework import (
@@ -334,91 +334,15 @@ def test_report_prints_every_explanation(quick_runs, exp_id):
     assert "`--quick` run, so its numbers differ" in text
 
 
-# ----- the published numbers are the literature digest's ---------------------------------------
-
-#: Verbatim from the literature digest (§2.1 E001-1 Table 1, §2.2 Tables 4 and 5, §2.4
-#: Tables 6.1-6.3, §2.2 Appendix A).
-DIGEST_TABLE_1 = """
-| BVT, context allow.= 50 ms | 35 | 64 | 934 |
-| BVT, context allow.= 5 ms | 38 | 61 | 817 |
-| BVT, context allow.= 1 ms | 43 | 56 | 510 |
-| SEDF, wc, period=10 ms | 35 | 59 | 696 |
-| SEDF, wc, period=100 ms | 41 | 59 | 632 |
-| SEDF, wc, period=1000 ms | 43 | 53 | 499 |
-| SEDF, nwc, period=10 ms | 27 | 50 | 615 |
-| SEDF, nwc, period=100 ms | 35 | 50 | 504 |
-| SEDF, nwc, period=1000 ms | 40 | 50 | 419 |
-"""
-DIGEST_TABLES_6 = {
-    ("web", "sedf"): "| Throughput for SEDF (Req/Sec) | 835 | 712 | 624 | 572 | 530 | 512 |",
-    ("web", "credit"): "| Throughput for Credit(Req/Sec) | 886 | 510 | 486 | 472 | 460 | 456 |",
-    ("iperf", "sedf"): "| Throughput for SEDF (Mbits/Sec) | 250 | 255 | 240 | 235 | 236 | 234 |",
-    ("iperf", "credit"): "| Throughput for Credit(Mbits/Sec) | 220 | 215 | 209 | 201 | 196 | 188 |",
-    ("disk", "sedf"): "| Throughput for SEDF (MB/Sec) | 43.2 | 42.4 | 44.5 | 46.7 | 46.5 | 46.6 |",
-    (
-        "disk",
-        "credit",
-    ): "| Throughput for Credit (MB/Sec) | 42.1 | 43.1 | 44.6 | 46.6 | 48.2 | 48.1 |",
-}
-DIGEST_TABLE_4 = """
-| Near Native performance (% of Dom0) | 93% | 97% | 94% - 99% |
-| DomU Disk Throughput depreciation when Dom0 under stress | 4% - 5% | 41% - 45% | 4% - 6% |
-"""
-DIGEST_TABLE_5 = """
-| DomU network Throughput when Dom0 idle | 87.85 Mbps | 89.30 Mbps | 91.05 Mbps |
-| DomU network Throughput when Dom0 under CPU stress | 72.71 Mbps | 63.55 Mbps | 79.15 Mbps |
-| DomU network Throughput when Dom0 performs heavy Disk I/O | 71.63 Mbps | 69.65 Mbps | 84.57 Mbps |
-"""
-DIGEST_APPENDIX_A_MEAN = "| Mean | 54073 | 92.67 | 1013.7 |"
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def _number(text: str) -> str:
-    """`94% - 99%` -> `94-99`, `87.85 Mbps` -> `87.85`, `89.30` -> `89.3` (as %g writes it)."""
-    parts = re.findall(r"[\d.]+", text)
-    return "-".join(f"{float(p):g}" for p in parts)
+# ----- the published numbers are docs/reference/published-numbers.md's ----------------------
 
 
 def _expected() -> dict[tuple[str, str, str, str], str]:
-    exp: dict[tuple[str, str, str, str], str] = {}
-    for line in DIGEST_TABLE_1.strip().splitlines():
-        name, dom0, dom1, tput = _cells(line)
-        if name.startswith("BVT"):
-            c = re.search(r"= (\d+) ms", name)[1]
-            sched, params = "bvt", f"ctx_allow_ms={c};dom0_weight_ratio=1"
-        else:
-            mode, period = re.search(r"SEDF, (\w+), period=(\d+)", name).groups()
-            sched, params = "sedf", f"dom0_weight_ratio=1;mode={mode};period_ms={period}"
-        for metric, v in (
-            ("dom0_cpu_pct", dom0),
-            ("dom1_cpu_pct", dom1),
-            ("throughput_req_s", tput),
-        ):
-            exp[("cherkasova2007-web-1cpu", sched, params, metric)] = _number(v)
-    metrics = {"web": "throughput_req_s", "iperf": "throughput_mbit_s", "disk": "throughput_mb_s"}
-    for (wl, sched), line in DIGEST_TABLES_6.items():
-        for r, v in zip(("0.5", "1", "1.5", "2", "2.5", "3"), _cells(line)[1:], strict=True):
-            params = f"dom0_weight_ratio={r};mode=wc;workload={wl}"
-            exp[("dynweight-dom0-ratio", sched, params, metrics[wl])] = _number(v)
-    for line, metric in zip(
-        DIGEST_TABLE_4.strip().splitlines(), ("near_native_pct", "degradation_pct"), strict=True
-    ):
-        for sched, v in zip(("credit", "sedf", "credit2"), _cells(line)[1:], strict=True):
-            exp[("thesis2015-disk", sched, "mode=all", metric)] = _number(v)
-    for line, case in zip(
-        DIGEST_TABLE_5.strip().splitlines(), ("idle", "cpu-stress", "disk-io"), strict=True
-    ):
-        for sched, v in zip(("credit", "sedf", "credit2"), _cells(line)[1:], strict=True):
-            exp[("thesis2015-net", sched, f"dom0={case}", "throughput_mbit_s")] = _number(v)
-    tps = _number(_cells(DIGEST_APPENDIX_A_MEAN)[3])
-    exp[("thesis2015-oltp", "credit", "case=dom0-native", "transactions_s")] = tps
-    return exp
+    """The page's numbers for the experiments of this file."""
+    return {k: v for k, v in published_numbers().items() if k[0] in IO_IDS}
 
 
-def test_published_numbers_are_the_digests():
+def test_published_numbers_are_the_reference_pages():
     got = {
         (exp.id, p.scheduler, params_key(p.params), p.metric): p.text()
         for exp in reproduce.EXPERIMENTS.values()
@@ -429,7 +353,7 @@ def test_published_numbers_are_the_digests():
 
 
 @pytest.mark.parametrize("exp_id", IO_IDS)
-def test_published_column_of_results_csv_is_the_digests(quick_runs, exp_id):
+def test_published_column_of_results_csv_is_the_reference_pages(quick_runs, exp_id):
     _, out = quick_runs[exp_id]
     df = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
     got = {

@@ -171,6 +171,32 @@ def test_a_failed_run_is_recorded_and_the_rest_go_on():
         run_all(_fail_on_two, [1, 2, 3], fail_fast=True, jobs=1)
 
 
+def test_a_worker_that_dies_stops_the_batch_with_an_error_naming_it():
+    """A local worker killed mid-batch (out of memory, say) is an error that names it, not
+    a wait for a batch that will never come."""
+    with pytest.raises(RuntimeError, match="ended before returning its batch.*SIGKILL"):
+        run_all(_die_on_two, [1, 2, 3, 4], fail_fast=False, jobs=2, batch_size=1)
+
+
+def _die_on_two(x: int) -> int:
+    if x == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x
+
+
+def test_batches_shrink_towards_the_end_and_cover_every_run():
+    from vmsched.batch import MAX_AUTO_BATCH, batch_sizes
+
+    for n, workers in ((1000, 2), (37, 2), (5, 8), (1, 1), (200, 1)):
+        sizes = batch_sizes(n, workers)
+        assert sum(sizes) == n and min(sizes) >= 1 and max(sizes) <= MAX_AUTO_BATCH
+        assert sizes == sorted(sizes, reverse=True)
+    sizes = batch_sizes(1000, 2)
+    # Full batches while much is left, then down to an eighth of the full size (6 runs).
+    assert sizes[0] == 50 and sizes[-2] == 6 and len(sizes) < 40
+    assert batch_sizes(10, 2, batch_size=4) == [4, 4, 2]  # given: even
+
+
 def _fail_on_two(x: int) -> int:
     if x == 2:
         raise ValueError("two is bad")
@@ -223,6 +249,9 @@ def _interrupt_and_resume(tmp_path: Path, sig: int) -> None:
     pd.testing.assert_frame_equal(
         pd.read_parquet(out / "summary.parquet"), pd.read_parquet(whole / "summary.parquet")
     )
+    # The files themselves, byte for byte.
+    for name in ("results.parquet", "summary.parquet", "summary.csv"):
+        assert (out / name).read_bytes() == (whole / name).read_bytes(), name
 
 
 def test_sigint_midway_then_resume_equals_an_uninterrupted_sweep(tmp_path):
@@ -256,6 +285,123 @@ def test_ray_backend_equals_local_bit_for_bit(tmp_path):
     pd.testing.assert_frame_equal(local.results(), remote.results(), check_exact=True)
     assert a == b
     assert (tmp_path / "ray" / "report.html").exists()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_cli_backend_ray_on_a_cluster_started_by_the_test_equals_local(tmp_path):
+    """`vmsched sweep --backend ray --address` on a real Ray cluster that this test starts
+    (`ray start --head`, its own processes, stopped at the end) and reaches as any user's
+    cluster: the files equal the local backend's byte for byte."""
+    pytest.importorskip("ray")
+    ray_cli = Path(sys.executable).with_name("ray")
+    if not ray_cli.exists():
+        pytest.skip("the ray command is not installed beside this Python")
+    import secrets
+    import socket
+    import tempfile
+
+    p = spec_file(tmp_path)
+    local = tmp_path / "local"
+    subprocess.run(
+        [sys.executable, "-m", "vmsched", "sweep", str(p), "--out", str(local), "--no-figures"],
+        check=True,
+        capture_output=True,
+    )
+    port = _free_port()
+    # Token authentication, the token in the environment (not in ~/.ray, which other
+    # Ray users of this account share); Ray's files in a short folder of its own.
+    env = os.environ | {
+        "RAY_DISABLE_USAGE_STATS": "1",
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": secrets.token_hex(32),
+    }
+    ray_tmp = tempfile.mkdtemp(prefix="vmsched-ray-", dir="/tmp")
+    head = subprocess.Popen(
+        [
+            str(ray_cli),
+            "start",
+            "--head",
+            "--block",
+            f"--port={port}",
+            "--node-ip-address=127.0.0.1",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            f"--temp-dir={ray_tmp}",
+            f"--object-store-memory={80 * 1024 * 1024}",
+        ],  # fmt: skip
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert head.poll() is None, "ray start --head ended"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the Ray head did not come up in 120 s"
+                time.sleep(0.5)
+        out = tmp_path / "ray"
+        cmd = [sys.executable, "-m", "vmsched", "sweep", str(p), "--out", str(out)]
+        cmd += ["--backend", "ray", "--address", f"127.0.0.1:{port}", "--no-figures"]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert "12 runs; 12 to run on ray" in r.stderr
+    finally:
+        # The whole cluster is the head's process group: stop it, then make sure.
+        os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(head.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        head.wait()
+        import shutil
+
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    for name in ("results.parquet", "summary.parquet", "summary.csv"):
+        assert (out / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def test_a_failed_run_is_a_row_with_its_error_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    """A run that raises in a worker: its row holds the error, every other run's rows are
+    there, the summary has the other replications, the report lists the failure."""
+    real = sweeps.simulate_metrics
+
+    def fails_at_cap_40_seed_2(tree, keep=()):
+        if tree["run"]["seed"] == 2 and tree["domain"][0].get("cap") == 40:
+            raise RuntimeError("this run fails on purpose")
+        return real(tree, keep)
+
+    # The local workers are forked from this process: they run the replacement too.
+    monkeypatch.setattr(sweeps, "simulate_metrics", fails_at_cap_40_seed_2)
+    r = sweeps.sweep(spec_file(tmp_path), tmp_path / "o", jobs=2, batch_size=2, progress=False)
+    assert (r.n_runs, r.n_failed) == (12, 2)  # cap 40 x 2 schedulers, seed 2
+    df = r.results()
+    bad = df[df["error"].notna()]
+    assert sorted(bad["run"]) == sorted(df[(df["cap"] == 40) & (df["seed"] == 2)]["run"])
+    assert (bad["error"] == "RuntimeError: this run fails on purpose").all()
+    assert bad["metric"].isna().all() and bad["value"].isna().all()
+    assert sorted(df["run"].unique()) == list(range(12))
+    summ = r.summary()
+    cpu = summ[(summ["metric"] == "cpu_pct") & (summ["domain"] == "a")]
+    assert sorted(cpu["n"]) == [1, 1, 2, 2, 2, 2]
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "Failed runs" in html and "this run fails on purpose" in html
 
 
 def test_the_docs_example_spec_plans_its_runs():

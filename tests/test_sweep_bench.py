@@ -1,5 +1,6 @@
-"""tools/sweep_bench.py prints issue 13's speed figures (what they are is checked here, not
-how fast: speed is measured by the benchmark on a quiet machine, never by a test)."""
+"""tools/sweep_bench.py prints the sweeps' speed figures, docs/sweep.md (what they are is
+checked here, not how fast: speed is measured by the benchmark on a quiet machine, never
+by a test)."""
 
 from __future__ import annotations
 

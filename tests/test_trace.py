@@ -100,7 +100,16 @@ WAKE = re.compile(
     PREFIX + r"(?P<event>sched_waking|sched_wakeup): comm=(?P<wc>\S+) pid=(?P<wp>\d+) "
     r"prio=120 target_cpu=(?P<target>\d{3})$"
 )
+COUNTER = re.compile(PREFIX + r"tracing_mark_write: C\|1\|credit\.(?P<name>\w+)\|(?P<value>\d+)$")
 HEADER = re.compile(r"^#( .*)?$")
+
+
+def declared_counters(scheduler: str) -> list[str]:
+    """The counters the scheduler declares in its registration, in order."""
+    info = next(s for s in vmsched.catalogue()["schedulers"] if s["name"] == scheduler)
+    return [c["name"] for c in info["counters"]]
+
+
 TASK = re.compile(r"^(?P<dom>[^\s=]+)\.v(?P<n>\d+)$")
 
 
@@ -122,9 +131,10 @@ def test_every_line_of_trace_txt_follows_the_ftrace_grammar(traced):
     names: dict[int, str] = {}
     switches, states, events = 0, Counter(), Counter()
     pending_waking = None
+    counters: dict[str, int] = {}
     for line in lines[body:]:
-        m = SWITCH.match(line) or WAKE.match(line)
-        assert m, f"not an ftrace sched_switch/sched_waking/sched_wakeup line: {line!r}"
+        m = SWITCH.match(line) or WAKE.match(line) or COUNTER.match(line)
+        assert m, f"not an ftrace sched_switch/sched_waking/sched_wakeup/counter line: {line!r}"
         cpu, ts = int(m["cpu"]), int(m["s"]) * 1_000_000 + int(m["us"])
         assert cpu < PCPUS, line
         assert ts >= WARMUP_S * 1_000_000, "traced from the start of measurement"
@@ -133,6 +143,10 @@ def test_every_line_of_trace_txt_follows_the_ftrace_grammar(traced):
         task = (m["comm"], int(m["pid"]))
         if cpu in on_cpu:
             assert task == on_cpu[cpu], f"the task column is what CPU {cpu} runs: {line}"
+        if m.re is COUNTER:
+            assert counters.get(m["name"]) != int(m["value"]), f"written only on a change: {line}"
+            counters[m["name"]] = int(m["value"])
+            continue
         if m.re is SWITCH:
             prev, nxt = (m["pc"], int(m["pp"])), (m["nc"], int(m["np"]))
             assert prev == task and prev != nxt, line
@@ -173,6 +187,13 @@ def test_every_line_of_trace_txt_follows_the_ftrace_grammar(traced):
     assert events["sched_waking"] == events["sched_wakeup"] > 100
     assert set(states) == set("RSDTP"), states
     assert sorted(names.values()) == ["vm1.v0", "vm2.v0", "vm2.v1", "web.v0"]
+    # The scheduler's declared counters: each named in the header, each written, and the
+    # last value of each is the summary's.
+    declared = declared_counters("credit")
+    for name in declared:
+        assert any(h.startswith(f"# counter credit.{name} ") for h in lines[:body]), name
+    assert counters == summary["scheduler_counters"]
+    assert sorted(counters) == sorted(declared)
 
 
 # ---------------------------------------------------------- xentrace layout
@@ -191,6 +212,8 @@ INFPREV = 0x0002800E
 INFNEXT = 0x0002800F
 INFCONT = 0x00028011
 CONTINUE = 0x00021002
+#: The scheduler's counters: scheduler class 7, plus the counter's declared position.
+COUNTER_ID = 0x00022E00
 #: Payload words of each event id (runstate changes are 0x00021001 + old<<8 + new<<4).
 PAYLOAD = {
     DOM_ADD: 1,
@@ -237,10 +260,14 @@ def test_trace_xentrace_decodes_to_xens_records(traced):
     start_tsc = (TSC_BOOT_S + WARMUP_S) * TSC_HZ
     end_tsc = int((TSC_BOOT_S + summary["duration_s"]) * TSC_HZ)
     last: dict[int, int] = {}
+    counters: dict[int, int] = {}
     for cpu, event, tsc, payload in records:
         assert cpu < PCPUS
         if is_runstate_change(event):
             assert len(payload) == 1
+        elif event & ~0x1FF == COUNTER_ID:
+            assert len(payload) == 2
+            counters[event & 0x1FF] = payload[0] | payload[1] << 32
         else:
             assert PAYLOAD[event] == len(payload), hex(event)
         assert start_tsc <= tsc <= end_tsc
@@ -257,6 +284,8 @@ def test_trace_xentrace_decodes_to_xens_records(traced):
             assert records[i - 4][1] == INFPREV and records[i - 4][3][:2] == p[:2]
             assert records[i - 3][1] == INFNEXT and records[i - 3][3][:2] == p[2:]
             assert all(r[2] == tsc for r in records[i - 4 : i])
+    declared = declared_counters("credit")
+    assert counters == {i: summary["scheduler_counters"][n] for i, n in enumerate(declared)}
     seen = Counter(e if not is_runstate_change(e) else "runstate" for _, e, _, _ in records)
     for event in (WAKE_ID, BLOCK, SLEEP, INFCONT, CONTINUE, "runstate"):
         assert seen[event] > 0, event

@@ -6,7 +6,10 @@ code; and the claim that a scheduler is one file plus one line.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -47,11 +50,13 @@ def test_the_tutorial_files_are_the_page(tmp_path):
     assert code_block("rust") == (ROOT / "docs" / "tutorial" / "wrr.rs").read_text()
 
 
-def test_run(wrr, tmp_path, capsys):
+@pytest.mark.parametrize("cls", ["WeightedRR", "CappedWRR"])
+def test_run(wrr, cls, tmp_path, capsys):
+    name = wrr.replace("WeightedRR", cls)
     s = scenario(tmp_path)
-    assert cli.main(["run", str(s), "--scheduler", wrr, "--json"]) == 0
+    assert cli.main(["run", str(s), "--scheduler", name, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["scheduler"] == wrr
+    assert summary["scheduler"] == name
     cpu = {d["name"]: d["cpu_pct"] for d in summary["domains"]}
     # dom0 and web ask for 4 % and 20 %; the hogs share the rest of the 200 %.
     assert abs(sum(cpu.values()) - 200) < 1
@@ -92,11 +97,12 @@ def test_compare(wrr, tmp_path):
 
 
 def test_alert(wrr, tmp_path):
+    capped = wrr.replace("WeightedRR", "CappedWRR")
     code = cli.main(
         [
             "alert",
             "--scheduler",
-            wrr,
+            capped,
             "--targets",
             "10,50",
             "--duration-s",
@@ -110,30 +116,19 @@ def test_alert(wrr, tmp_path):
     assert code == 0
     summary = json.loads((tmp_path / "alert" / "summary.json").read_text())
     assert summary["setup"]["allocation_rule"] == "cap = A"
-    assert summary["scheduler"] == wrr
+    assert summary["scheduler"] == capped
 
 
-def test_reproduce_with(wrr, tmp_path):
-    code = cli.main(
-        [
-            "reproduce",
-            "thesis2015-net",
-            "--with",
-            wrr,
-            "--quick",
-            "--jobs",
-            "2",
-            "--out",
-            str(tmp_path / "rep"),
-        ]
-    )
-    assert code == 0
-    rows = (tmp_path / "rep" / "results.csv").read_text()
-    assert wrr in rows
+def test_alert_refuses_the_uncapped_class_naming_what_is_missing(wrr, tmp_path, capsys):
+    args = ["alert", "--scheduler", wrr, "--quick", "--out", str(tmp_path / "a")]
+    assert cli.main(args) == 2
+    assert wrr in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()
 
 
-def test_property_tests_pass(wrr):
-    assert check_scheduler(wrr, cases=8) == 8
+@pytest.mark.parametrize("cls", ["WeightedRR", "CappedWRR"])
+def test_property_tests_pass(wrr, cls):
+    assert check_scheduler(wrr.replace("WeightedRR", cls), cases=8) == 8
 
 
 # ----- faults in user code ----------------------------------------------------------------
@@ -204,6 +199,40 @@ def test_a_fault_stops_the_run_and_says_where(tmp_path, mode, said, capsys):
     assert re.search(said, capsys.readouterr().err)
 
 
+ELSEWHERE = """
+import vmsched
+
+class Elsewhere(vmsched.Scheduler):
+    def wake(self, vcpu):
+        for pcpu in range(self.host.npcpus):
+            self.host.tickle(pcpu)
+    def sleep(self, vcpu):
+        pass
+    def do_schedule(self, pcpu):
+        for v in range(self.host.nvcpus):  # wrong: a VCPU another PCPU runs
+            if self.host.running_on(v) not in (None, pcpu):
+                return v, 1_000_000
+        for v in range(self.host.nvcpus):
+            if self.host.runnable(v) and self.host.running_on(v) is None:
+                return v, 1_000_000
+        return None
+"""
+
+
+def test_a_vcpu_running_on_another_pcpu_is_refused(tmp_path, capsys):
+    (tmp_path / "elsewhere.py").write_text(ELSEWHERE)
+    s = tmp_path / "s.toml"
+    s.write_text(
+        f'[host]\npcpus = 2\n[scheduler]\nname = "{tmp_path}/elsewhere.py:Elsewhere"\n'
+        "[run]\nduration_s = 1\n"
+        '[[domain]]\nname = "a"\n[domain.workload]\nkind = "cpu-hog"\n'
+        '[[domain]]\nname = "b"\n[domain.workload]\nkind = "cpu-hog"\n'
+    )
+    said = r"do_schedule\(\d\) chose vcpu \d \([ab]\.v0\), which runs on pcpu \d"
+    assert cli.main(["run", str(s)]) == 2
+    assert re.search(said, capsys.readouterr().err)
+
+
 def test_a_hook_that_never_returns_is_stopped(tmp_path):
     spec = broken(tmp_path, "spins", timeout_s=0.3)
     with pytest.raises(vmsched.SchedulerError, match="did not return within 0.3 s"):
@@ -250,6 +279,58 @@ def test_no_code_outside_a_component_dispatches_on_its_name():
     assert not offenders, offenders
 
 
+def _copy_workspace(dest: Path) -> None:
+    """The Rust workspace (sources only) at dest, and the build so far hard-linked into
+    dest/target, so that only the changed crate is compiled again."""
+    shutil.copy(ROOT / "Cargo.toml", dest)
+    shutil.copy(ROOT / "Cargo.lock", dest)
+    shutil.copytree(ROOT / "crates", dest / "crates", ignore=shutil.ignore_patterns("target"))
+    # The crate includes the tutorial's file in its own unit tests.
+    shutil.copytree(ROOT / "docs" / "tutorial", dest / "docs" / "tutorial")
+    built = ROOT / "target" / "release"
+    if built.is_dir():
+        (dest / "target").mkdir()
+        subprocess.run(["cp", "-al", str(built), str(dest / "target")], check=True)
+        # The copy's own lock, not a link to the checkout's (another cargo may hold that).
+        (dest / "target" / "release" / ".cargo-lock").unlink(missing_ok=True)
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo (the Rust toolchain)")
+def test_the_rust_scheduler_is_one_file_plus_one_line_as_the_page_says(tmp_path):
+    """The page's steps 1 and 2 done literally on a copy of the workspace: the page's Rust
+    code saved as src/sched/wrr.rs, `wrr` added to the first list of `schedulers!`, and
+    nothing else. The copy builds, and a scenario naming `wrr` runs under it."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _copy_workspace(ws)
+    sched = ws / "crates" / "vmsched-core" / "src" / "sched"
+    (sched / "wrr.rs").write_text(code_block("rust"))
+    mod = (sched / "mod.rs").read_text()
+    listed = re.sub(r"(\nschedulers! \{\n\s*[\w, ]*?)(;)", r"\1, wrr\2", mod, count=1)
+    assert listed != mod, "the page's list `schedulers!` is in src/sched/mod.rs"
+    (sched / "mod.rs").write_text(listed)
+    s = tmp_path / "wrr.toml"
+    s.write_text(
+        '[host]\npcpus = 1\n[scheduler]\nname = "wrr"\n[run]\nduration_s = 3\n'
+        '[[domain]]\nname = "big"\nweight = 512\n[domain.workload]\nkind = "cpu-hog"\n'
+        '[[domain]]\nname = "small"\n[domain.workload]\nkind = "cpu-hog"\n'
+    )
+    run = subprocess.run(
+        ["cargo", "run", "--release", "--quiet", "--offline", "-p", "vmsched-core"]
+        + ["--example", "run", "--", str(s)],
+        cwd=ws,
+        env={**os.environ, "CARGO_TARGET_DIR": str(ws / "target")},
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    summary = json.loads(run.stdout)
+    assert summary["scheduler"] == "wrr"
+    cpu = [d["cpu_pct"] for d in summary["domains"]]
+    # Turns of 20 ms and 10 ms on one PCPU: two thirds and one third.
+    assert cpu == pytest.approx([200 / 3, 100 / 3], abs=0.5)
+
+
 def test_top_and_traces(wrr, tmp_path, capsys):
     s = scenario(tmp_path)
     args = ["top", str(s), "--scheduler", wrr, "--batch", "--iterations", "1", "--speed", "max"]
@@ -260,6 +341,26 @@ def test_top_and_traces(wrr, tmp_path, capsys):
     assert cli.main(args) == 0
     assert f"scheduler {wrr}" in (out / "trace.txt").read_text()
     assert (out / "trace.xentrace").stat().st_size > 0
+
+
+def test_a_python_schedulers_counters_are_in_the_traces(tmp_path):
+    mine = tmp_path / "counting.py"
+    mine.write_text(
+        (ROOT / "docs" / "tutorial" / "rr.py").read_text()
+        + "\n\nclass Counting(RoundRobin):\n"
+        + "    n = 0\n\n"
+        + "    def do_schedule(self, pcpu):\n"
+        + "        self.n += 1\n"
+        + "        return super().do_schedule(pcpu)\n\n"
+        + "    def counters(self):\n"
+        + '        return {"decisions": self.n}\n'
+    )
+    r = vmsched.run(hogs(f"{mine}:Counting"), out=tmp_path / "o", trace=True, progress=False)
+    values = re.findall(
+        r"tracing_mark_write: C\|1\|\S+\.decisions\|(\d+)$", r.traces["trace"].read_text(), re.M
+    )
+    assert len(values) > 10
+    assert int(values[-1]) == r.summary["scheduler_counters"]["decisions"] > 0
 
 
 def test_the_round_robin_of_the_cost_table_passes_the_property_tests():

@@ -3,6 +3,7 @@
     python tools/calibrate.py cherkasova2007            # print the fit
     python tools/calibrate.py cherkasova2007 --write    # and write it into the profile
     python tools/calibrate.py thesis2015 [--write]
+    python tools/calibrate.py thesis2015 --alternative "4 PCPUs (Hyper-Threading)"
 
 The rule of the house (docs/calibration.md): each testbed's *base costs* are
 fitted on named published rows only; every other published number is a
@@ -19,6 +20,12 @@ prediction the reproductions check.
   sequential read 54,073 KB/s fits `disk_transfer_mb_s`; sysbench OLTP
   1,013.7 transactions/s fits `oltp_txn_ns` (the reproductions' own native
   runs, `thesis2015-disk` and `thesis2015-oltp`).
+
+`--alternative NAME` fits the same rows under one of the experiments' setup
+alternatives (`Experiment.alternatives`, e.g. the thesis host with its four
+Hyper-Threading PCPUs): a setup that changes the named row's own structure
+needs its own base costs, which the alternative then carries (printed, never
+written into the profile).
 
 Each fitted number is updated by a secant step on its own target (the two are
 nearly independent) until every target is within `TOLERANCE`; the other
@@ -132,20 +139,41 @@ TARGETS: dict[str, list[Target]] = {
 }
 
 
-def _measure(target: Target, profile: dict, seeds: int) -> float:
+def _alternative(exp_id: str, name: str | None):
+    """The setup alternative `name` of experiment `exp_id` (None: the chosen setup)."""
+    if name is None:
+        return None
+    for alt in experiment(exp_id).alternatives:
+        if alt.name == name:
+            return alt
+    known = sorted({a.name for t in TARGETS.values() for x in t for a in _alts(x.exp_id)})
+    raise SystemExit(f"calibrate: --alternative: {name!r} is not one of {', '.join(known)}")
+
+
+def _alts(exp_id: str):
+    return experiment(exp_id).alternatives
+
+
+def _measure(target: Target, profile: dict, seeds: int, alternative: str | None = None) -> float:
     exp = experiment(target.exp_id)
+    alt = _alternative(target.exp_id, alternative)
     values = []
     for i in range(seeds):
         timing = replace(exp.full, seed=exp.full.seed + i)
         [run] = [r for r in exp.grid(timing) if target.select(r)]
         data = run.scenario.data
+        if alt is not None:
+            alt.apply(data)
         data["host"]["profile"] = dict(profile)
         values.append(target.measure(simulate(data, progress=False).summary))
     return sum(values) / len(values)
 
 
-def fit(name: str, seeds: int = FULL_REPLICATIONS, log=print) -> dict[str, float]:
-    """The fitted values of `name`'s base costs (key -> value)."""
+def fit(
+    name: str, seeds: int = FULL_REPLICATIONS, log=print, alternative: str | None = None
+) -> dict[str, float]:
+    """The fitted values of `name`'s base costs (key -> value), under the setup alternative
+    `alternative` of the rows' experiments when given."""
     profile = tomllib.loads((PROFILES / f"{name}.toml").read_text())
     targets = TARGETS[name]
     state = {t.name: (float(profile[t.keys[0]]), None, None) for t in targets}
@@ -153,7 +181,7 @@ def fit(name: str, seeds: int = FULL_REPLICATIONS, log=print) -> dict[str, float
         done = True
         for t in targets:
             value, prev_value, prev_measured = state[t.name]
-            measured = _measure(t, profile, seeds)
+            measured = _measure(t, profile, seeds, alternative)
             err = (measured - t.published) / t.published
             log(f"round {round_}: {'/'.join(t.keys)} = {value:g}: {measured:.2f} ({err:+.2%})")
             slope = t.slope
@@ -189,11 +217,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("profile", choices=sorted(TARGETS))
     p.add_argument("--write", action="store_true", help="write the fit into the profile")
     p.add_argument("--seeds", type=int, default=FULL_REPLICATIONS, help="seeds per measurement")
+    p.add_argument(
+        "--alternative",
+        metavar="NAME",
+        help="fit under this setup alternative of the rows' experiments (printed only)",
+    )
     args = p.parse_args(argv)
     if args.seeds < 1:
         print("calibrate: --seeds: expected an integer >= 1", file=sys.stderr)
         return 2
-    values = fit(args.profile, args.seeds)
+    if args.alternative is not None and args.write:
+        print(
+            "calibrate: --write: not with --alternative (the fit is the alternative's own)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.alternative is not None:
+        known = sorted({a.name for t in TARGETS[args.profile] for a in _alts(t.exp_id)})
+        if args.alternative not in known:
+            print(
+                f"calibrate: --alternative: {args.alternative!r} is not a setup alternative of "
+                f"{args.profile}'s rows; expected one of: {', '.join(known) or '(none)'}",
+                file=sys.stderr,
+            )
+            return 2
+    values = fit(args.profile, args.seeds, alternative=args.alternative)
     print("fitted: " + ", ".join(f"{k} = {v:g}" for k, v in values.items()))
     if args.write:
         write(args.profile, values)

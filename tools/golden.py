@@ -37,7 +37,7 @@ OVERRIDES: dict[str, object] = {
     "l3_fill_ns": 0,
     "sched_invoke_ns": 0,
     "sched_queue_op_ns": 0,
-    # The I/O path's fidelity (issue 10): the guest front end's per-batch
+    # The I/O path's fidelity (docs/io.md): the guest front end's per-batch
     # work, NIC interrupt moderation, cost variability.
     "guest_batch_ns": 0,
     "nic_rx_irq": "per-message",

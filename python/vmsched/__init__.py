@@ -10,13 +10,15 @@ Xen's own behaviour, and measure what an operator or a paper would::
 """
 
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmsched._core import __version__
 from vmsched.api import Result, catalogue, run
 from vmsched.errors import InternalError, ScenarioError, SchedulerError, VmschedError
 from vmsched.scenario import Scenario, load
-from vmsched.scheduler import Param, Scheduler
+
+if TYPE_CHECKING:
+    from vmsched.scheduler import Param, Scheduler
 
 __all__ = [
     "InternalError",
@@ -33,6 +35,17 @@ __all__ = [
     "run",
     "sweep",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`Param` and `Scheduler` (for schedulers written in Python) load with
+    their module when first used, so that a run of a built-in scheduler does
+    not import it (and `dataclasses` with it)."""
+    if name in ("Param", "Scheduler"):
+        from vmsched import scheduler
+
+        return getattr(scheduler, name)
+    raise AttributeError(f"module 'vmsched' has no attribute {name!r}")
 
 
 def sweep(spec: Any, out: str | PathLike, **options: Any) -> Any:

@@ -6,18 +6,22 @@ each `fn(item)` independent of the others. The items are cut into *batches*
 (several items per task, so each task does enough work to pay for sending it),
 the batches run on
 
-- `backend="local"` (the default): a pool of `jobs` processes on this machine
-  (default: every CPU), or in this process when `jobs` is 1;
+- `backend="local"` (the default): `jobs` processes forked from this one (default:
+  every CPU), each fed one batch at a time through its own pipe, or this process
+  alone when `jobs` is 1;
 - `backend="ray"`: tasks on a Ray cluster (`address="HOST:PORT"` of an existing
   one; without an address Ray starts a private one on this machine, which is
   shut down at the end). Ray is an optional extra: `pip install 'vmsched[ray]'`.
 
 Results come back batch by batch as they finish (`run_batches` is a generator),
-so a caller can write each batch to disk at once; `run_all` collects them in
-item order, so results never depend on the backend, the number of workers or
-the order batches finish in. A run that raises is recorded as a `Failure` (the
-error's type and text) and the other runs go on; `run_all(..., fail_fast=True)`
-re-raises the first error instead, as a command whose every run is needed does.
+so a caller can write each batch to disk at once (and can have the worker encode
+the batch first, `encode=`, so that the main process, which serves every worker,
+does little per run; `Workers` starts the workers ahead, while the caller plans);
+`run_all` collects them in item order, so results never depend on the backend,
+the number of workers or the order batches finish in. A run that raises is
+recorded as a `Failure` (the error's type and text) and the other runs go on;
+`run_all(..., fail_fast=True)` re-raises the first error instead, as a command
+whose every run is needed does.
 
 Interrupting (Ctrl-C, or SIGTERM where the command turns it into
 KeyboardInterrupt) stops the workers at once: local workers are terminated,
@@ -132,7 +136,7 @@ def add_backend_options(parser: Any) -> None:
 
 def batch_size_for(n_items: int, workers: int, batch_size: int | None = None) -> int:
     """Runs per task: `batch_size` if given, else about BATCHES_PER_WORKER batches per
-    worker, at most MAX_AUTO_BATCH runs each."""
+    worker, at most MAX_AUTO_BATCH runs each (the largest batch of `batch_sizes`)."""
     if batch_size is not None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ScenarioError(
@@ -143,15 +147,39 @@ def batch_size_for(n_items: int, workers: int, batch_size: int | None = None) ->
     return max(1, min(per, MAX_AUTO_BATCH))
 
 
-def _run_batch(fn: Callable[[Any], Any], batch: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
-    """Run one batch (in a worker, or in-process): [(index, result or Failure)]."""
+def batch_sizes(n_items: int, workers: int, batch_size: int | None = None) -> list[int]:
+    """How `n_items` runs are cut into tasks, in the order they are handed out. A given
+    `batch_size` cuts them evenly. Chosen automatically, the batches are
+    `batch_size_for`'s size while much work is left, then shrink (each at most the work
+    left over twice the workers, but not below an eighth of the full size): the workers
+    then run out of work within a small batch of each other, where equal batches could
+    leave one worker alone on a whole batch at the end."""
+    size = batch_size_for(n_items, workers, batch_size)
+    if batch_size is not None or workers <= 1:
+        return [size] * (n_items // size) + ([n_items % size] if n_items % size else [])
+    floor = max(1, size // 8)
+    out, left = [], n_items
+    while left > 0:
+        b = min(left, size, max(floor, math.ceil(left / (2 * workers))))
+        out.append(b)
+        left -= b
+    return out
+
+
+def _run_batch(
+    fn: Callable[[Any], Any],
+    batch: list[tuple[int, Any]],
+    encode: Callable[[list[tuple[int, Any]], list[tuple[int, Any]]], Any] | None = None,
+) -> Any:
+    """Run one batch (in a worker, or in-process): [(index, result or Failure)], or what
+    `encode(batch, that list)` makes of it (in the worker too)."""
     out = []
     for index, item in batch:
         try:
             out.append((index, fn(item)))
         except Exception as exc:  # noqa: BLE001 - recorded, the batch goes on
             out.append((index, _failure(exc)))
-    return out
+    return out if encode is None else encode(batch, out)
 
 
 def _failure(exc: BaseException) -> Failure:
@@ -165,13 +193,200 @@ def _failure(exc: BaseException) -> Failure:
 
 def _worker_init() -> None:
     # The main process handles Ctrl-C (and terminates the workers); a worker that took
-    # the terminal's SIGINT itself would print a traceback per process.
+    # the terminal's SIGINT itself would print a traceback per process. SIGTERM (how the
+    # main process stops a worker) ends it quietly, whatever handler it inherited.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _cut(items: Sequence[Any], size: int, skip: set[int]) -> list[list[tuple[int, Any]]]:
+def _cut(items: Sequence[Any], sizes: Sequence[int], skip: set[int]) -> list[list[tuple[int, Any]]]:
     todo = [(i, it) for i, it in enumerate(items) if i not in skip]
-    return [todo[k : k + size] for k in range(0, len(todo), size)]
+    out, k = [], 0
+    for size in sizes:
+        out.append(todo[k : k + size])
+        k += size
+    return out
+
+
+class _Pool:
+    """Local worker processes (forked), each fed one batch at a time through its own
+    pipe, the results read in this thread as they come. (multiprocessing.Pool's
+    handler threads spin while a large result is in its pipe: here nothing runs in the
+    main process between results.) A worker that dies (killed, out of memory) is an
+    error, not a hang."""
+
+    def __init__(self, count: int) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork")
+        self.procs: list[Any] = []
+        self.conns: list[Any] = []
+        self.conns_released: list[Any] = []
+        for _ in range(count):
+            mine, theirs = ctx.Pipe(duplex=True)
+            proc = ctx.Process(target=_serve, args=(theirs, mine), daemon=True)
+            proc.start()
+            theirs.close()
+            self.procs.append(proc)
+            self.conns.append(mine)
+
+    def imap_unordered(self, func: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[Any]:
+        """func(task) of every task, in the order they finish."""
+        from multiprocessing.connection import wait
+
+        todo = iter(tasks)
+        busy: dict[Any, int] = {}
+        for k, conn in enumerate(self.conns):
+            task = next(todo, None)
+            if task is None:
+                break
+            conn.send((func, task))
+            busy[conn] = k
+        while busy:
+            for conn in wait(list(busy)):
+                try:
+                    ok, value = conn.recv()
+                except EOFError:
+                    proc = self.procs[busy[conn]]
+                    proc.join(timeout=5)
+                    code = proc.exitcode
+                    how = (
+                        f"killed by {signal.Signals(-code).name}"
+                        if code is not None and code < 0
+                        else f"exit status {code}"
+                    )
+                    raise RuntimeError(
+                        f"worker process {proc.pid} ended before returning its batch ({how}; "
+                        "out of memory, or killed)"
+                    ) from None
+                if not ok:
+                    raise value
+                task = next(todo, None)
+                if task is None:
+                    del busy[conn]
+                else:
+                    conn.send((func, task))
+                yield value
+
+    def release(self) -> None:
+        """No more batches: each worker exits once it has read this."""
+        for conn in self.conns:
+            try:
+                conn.send(None)
+            except OSError:
+                pass  # already gone
+        self.conns_released, self.conns = self.conns, []
+
+    def close(self, abort: bool = False) -> None:
+        """Wait for the workers to exit (`abort`: stop them at once first)."""
+        if abort:
+            for proc in self.procs:
+                if proc.is_alive():
+                    proc.terminate()
+        else:
+            self.release()
+        for proc in self.procs:
+            proc.join()
+        for conn in self.conns + self.conns_released:
+            conn.close()
+        self.procs, self.conns, self.conns_released = [], [], []
+
+
+def _serve(conn: Any, parents: Any) -> None:
+    """A local worker: run (func, task) messages until told to stop (None or EOF)."""
+    parents.close()
+    _worker_init()
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        func, task = message
+        try:
+            reply: tuple[bool, Any] = (True, func(task))
+        except Exception as exc:  # noqa: BLE001 - raised again in the main process
+            reply = (False, exc)
+        try:
+            conn.send(reply)
+        except Exception as exc:  # noqa: BLE001 - a result or error that cannot travel
+            conn.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+class Workers:
+    """The workers of a backend, started before the runs are known (so that a caller
+    prepares its runs while they start: forking the local pool, or starting a private
+    Ray cluster, which takes seconds) and used by `run_batches(..., workers=...)`.
+
+    `n_items`: at most how many runs there will be (no more local processes are started
+    than that). Local with one job: no process, the runs go in this one. A context
+    manager: leaving it stops the workers (at once on an exception)."""
+
+    def __init__(
+        self,
+        backend: str = "local",
+        jobs: int | None = None,
+        address: str | None = None,
+        n_items: int | None = None,
+    ) -> None:
+        check_backend(backend, address)
+        self.backend = backend
+        self.jobs = jobs
+        self.address = address
+        self.pool: Any = None
+        self._ray_started = False
+        if backend == "ray":
+            self.count = self._start_ray()
+            return
+        self.count = check_jobs(jobs, n_items)
+        if self.count > 1:
+            self.pool = _Pool(self.count)
+
+    def _start_ray(self) -> int:
+        import ray
+
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            if self.address is not None:
+                kwargs["address"] = self.address
+            elif self.jobs is not None:
+                kwargs["num_cpus"] = check_jobs(self.jobs)
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise ScenarioError(
+                    f"{self.address or 'a local Ray'} cannot be reached ({exc}); expected the "
+                    "address HOST:PORT of a running Ray cluster (ray start --head)",
+                    path="--address",
+                ) from None
+            self._ray_started = True
+        count = int(ray.cluster_resources().get("CPU", 1))
+        if self.jobs is not None:
+            count = min(count, check_jobs(self.jobs))
+        return max(1, count)
+
+    def release(self) -> None:
+        """No more runs: the local processes may exit (`close` waits for them)."""
+        if self.pool is not None:
+            self.pool.release()
+
+    def close(self, abort: bool = False) -> None:
+        """Stop the workers (`abort`: at once, dropping the batches in progress)."""
+        if self.pool is not None:
+            self.pool.close(abort)
+            self.pool = None
+        if self._ray_started:
+            import ray
+
+            ray.shutdown()
+            self._ray_started = False
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, kind: Any, *_: Any) -> None:
+        self.close(abort=kind is not None)
 
 
 def run_batches(
@@ -183,76 +398,67 @@ def run_batches(
     address: str | None = None,
     batch_size: int | None = None,
     skip: set[int] | None = None,
-) -> Iterator[list[tuple[int, Any]]]:
+    encode: Callable[[list[tuple[int, Any]], list[tuple[int, Any]]], Any] | None = None,
+    workers: Workers | None = None,
+) -> Iterator[Any]:
     """Run `fn` on every item not in `skip` (indices); yield each batch's
     [(index, result or Failure)] as it finishes. `fn` must be a module-level function
-    (it and the items travel to the workers by pickling)."""
-    check_backend(backend, address)
+    (it and the items travel to the workers by pickling).
+
+    `encode(batch, results)` (module-level too), if given, runs in the worker on each
+    finished batch (`batch`: its [(index, item)], `results`: the list above) and what it
+    returns is yielded instead: a worker can turn its results into what the caller
+    keeps (a file's bytes, say), so that little travels back and the main process, which
+    serves every worker, has little to do per run.
+
+    `workers` (started with `Workers`, and left running) replaces backend, jobs and
+    address; without it the workers are started here and stopped at the end."""
     skip = skip or set()
     n_todo = len(items) - len([i for i in skip if 0 <= i < len(items)])
+    if workers is None:
+        check_backend(backend, address)
+        if n_todo <= 0:
+            return
+        with Workers(backend, jobs, address, n_todo) as own:
+            yield from run_batches(
+                fn, items, batch_size=batch_size, skip=skip, encode=encode, workers=own
+            )
+        return
     if n_todo <= 0:
         return
-    if backend == "ray":
-        yield from _ray_batches(fn, items, jobs, address, batch_size, skip)
+    batches = _cut(items, batch_sizes(n_todo, workers.count, batch_size), skip)
+    if workers.backend == "ray":
+        yield from _ray_batches(fn, batches, encode)
         return
-    workers = check_jobs(jobs, n_todo)
-    batches = _cut(items, batch_size_for(n_todo, workers, batch_size), skip)
-    if workers <= 1 or len(batches) == 1:
+    if workers.pool is None or len(batches) == 1:
         for b in batches:
-            yield _run_batch(fn, b)
+            yield _run_batch(fn, b, encode)
         return
     import functools
-    import multiprocessing
 
-    ctx = multiprocessing.get_context("fork")
-    pool = ctx.Pool(min(workers, len(batches)), initializer=_worker_init)
     try:
-        yield from pool.imap_unordered(functools.partial(_run_batch, fn), batches)
-        pool.close()
+        yield from workers.pool.imap_unordered(
+            functools.partial(_run_batch, fn, encode=encode), batches
+        )
     except BaseException:
         # Interrupted (or the caller stopped early): stop every worker now.
-        pool.terminate()
+        workers.close(abort=True)
         raise
-    finally:
-        pool.join()
 
 
 def _ray_batches(
     fn: Callable[[Any], Any],
-    items: Sequence[Any],
-    jobs: int | None,
-    address: str | None,
-    batch_size: int | None,
-    skip: set[int],
-) -> Iterator[list[tuple[int, Any]]]:
+    batches: list[list[tuple[int, Any]]],
+    encode: Callable[[list[tuple[int, Any]], list[tuple[int, Any]]], Any] | None,
+) -> Iterator[Any]:
     import ray
 
-    started = False
-    if not ray.is_initialized():
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-        if address is not None:
-            kwargs["address"] = address
-        elif jobs is not None:
-            kwargs["num_cpus"] = check_jobs(jobs)
-        try:
-            ray.init(**kwargs)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise ScenarioError(
-                f"{address or 'a local Ray'} cannot be reached ({exc}); expected the address "
-                "HOST:PORT of a running Ray cluster (ray start --head)",
-                path="--address",
-            ) from None
-        started = True
     pending: list[Any] = []
     try:
-        workers = int(ray.cluster_resources().get("CPU", 1))
-        if jobs is not None:
-            workers = min(workers, check_jobs(jobs))
-        n_todo = len(items) - len(skip)
-        batches = _cut(items, batch_size_for(n_todo, workers, batch_size), skip)
         task = ray.remote(num_cpus=1)(_run_batch)
         fn_ref = ray.put(fn)
-        pending = [task.remote(fn_ref, b) for b in batches]
+        encode_ref = ray.put(encode)
+        pending = [task.remote(fn_ref, b, encode_ref) for b in batches]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
@@ -261,9 +467,6 @@ def _ray_batches(
         for ref in pending:
             ray.cancel(ref, force=True)
         raise
-    finally:
-        if started:
-            ray.shutdown()
 
 
 #: The folder, inside a command's output folder, where `RunStore` keeps finished runs.
@@ -369,11 +572,13 @@ def run_all(
     fail_fast: bool = True,
     after_s: float | None = None,
     store: RunStore | None = None,
+    workers: Workers | None = None,
 ) -> list[Any]:
     """Every item's result (or Failure), in item order, with a progress bar (see
-    `vmsched.progress.RunsProgress`). With `fail_fast`, the first failure is raised
-    once the batch that holds it is back. With a `store`, runs found in it are not run
-    again, and each finished run is kept in it as its batch comes back."""
+    `vmsched.progress.RunsProgress`), on `workers` if given (see `run_batches`). With
+    `fail_fast`, the first failure is raised once the batch that holds it is back.
+    With a `store`, runs found in it are not run again, and each finished run is kept
+    in it as its batch comes back."""
     from vmsched.progress import RunsProgress
 
     out: list[Any] = [None] * len(items)
@@ -399,6 +604,7 @@ def run_all(
             address=address,
             batch_size=batch_size,
             skip=skip,
+            workers=workers,
         ):
             first_failure = None
             kept = {}

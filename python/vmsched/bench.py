@@ -13,7 +13,7 @@ also counts the time the run waited for a processor, the CPU time does not.
 
 Peak memory is measured in a fresh process per case (the largest resident
 set the operating system saw): `peak_mib` imports what `vmsched run` loads
-(the engine, rich) and simulates the case. The whole-command cases
+(the engine; rich only draws on a terminal) and simulates the case. The whole-command cases
 (`_core.bench_commands`) time `vmsched run --out` as a user runs it, from
 process start to results written, and give its peak beside that
 engine-only peak of the same scenario; `baseline_mib` is the peak of a

@@ -19,14 +19,9 @@ import os
 import re
 import signal
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import vmsched
 from vmsched import budget, tabular
@@ -41,7 +36,14 @@ from vmsched.errors import (
 )
 from vmsched.output import install_signal_handlers
 from vmsched.scenario import Scenario, read
-from vmsched.scheduler import is_spec, register, under
+from vmsched.tabular import Grid, Output
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+# rich is loaded by the commands that draw with it, not here: `vmsched run`
+# on a pipe or into a file prints its plain tables without it (tabular.Output).
 
 EXIT_OK = 0
 EXIT_BUG = 1
@@ -103,16 +105,18 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
     sc = read(args.scenario)
     sc = Scenario(sc.data, seed=args.seed, duration_s=args.duration_s, source=sc.source)
     if getattr(args, "scheduler", None):
+        from vmsched.scheduler import under
+
         sc = under(sc, args.scheduler, where="--scheduler")
         given["scheduler.name"] = "--scheduler"
     return sc, given
 
 
-def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) -> Table:
+def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) -> Grid:
     """One row per domain (and per VCPU of multi-VCPU domains, or with -v);
     beyond SHOWN_DOMAINS domains, one row averages the rest."""
     measured_ns = measured_s * 1e9
-    table = Table(show_edge=False, header_style="bold")
+    table = Grid()
     table.add_column("domain", no_wrap=True)
     for col in ("CPU %", "runnable %", "blocked %", "ctx switches", "wake p50 µs", "wake p99 µs"):
         table.add_column(col, justify="right")
@@ -157,14 +161,14 @@ def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) 
 _SHARES = ("cpu_pct", "runnable_pct", "blocked_pct")
 
 
-def _io_table(doms: list[dict[str, Any]]) -> Table | None:
+def _io_table(doms: list[dict[str, Any]]) -> Grid | None:
     """XenMon's and xentop's I/O view of each domain, if the run did any I/O."""
     if not any(d.get("xenmon", {}).get("io_events") for d in doms):
         return None
     # As in xentop, NETTX/NETRX are the back end's view: NETTX is what the
     # back end sent to the guest (the guest received it).
     title = "I/O (XenMon, xentop; NETTX/NETRX as the back end sees them: TX = to the guest)"
-    table = Table(show_edge=False, header_style="bold", title=title)
+    table = Grid(title=title)
     table.add_column("domain", no_wrap=True)
     for col in ("exec/s", "flips per exec", "NETTX kB", "NETRX kB", "VBD_RD", "VBD_WR"):
         table.add_column(col, justify="right")
@@ -183,7 +187,7 @@ def _io_table(doms: list[dict[str, Any]]) -> Table | None:
 
 
 def _print_host(
-    out: Console, s: dict[str, Any], verbose: bool, label: str = "", note: str = ""
+    out: Output, s: dict[str, Any], verbose: bool, label: str = "", note: str = ""
 ) -> None:
     """One host's line, `note` (if any), table and workload metrics (`label`
     prefixes a cluster host's line with its name)."""
@@ -216,7 +220,7 @@ def _print_host(
         out.print(f"scheduler counters: {counters}")
 
 
-def _print_jobs(out: Console, jobs: list[dict[str, Any]]) -> None:
+def _print_jobs(out: Output, jobs: list[dict[str, Any]]) -> None:
     """The parallel jobs' completion times."""
     for j in jobs:
         done = j["completion_s"]
@@ -291,9 +295,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.format == "csv":
         tabular.print_rows("csv", RUN_COLUMNS, _run_rows(s))
         return EXIT_OK
-    out = _console()
+    out = Output()
     if s["title"]:
-        out.print(Text(s["title"], style="bold"))
+        out.print(s["title"], bold=True)
     if result.is_cluster:
         out.print(f"a cluster of {len(s['hosts'])} hosts, seed {s['seed']}")
         out.print(f"{s['events']:,} events simulated in {s['wall_s']:.3f} s")
@@ -308,6 +312,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         files = ["summary.json", "timeseries.parquet"]
         files += [path.name for path in result.traces.values()]
         out.print(f"results in {Path(args.out)}/ ({', '.join(files)})")
+    out.flush()
     return EXIT_OK
 
 
@@ -343,6 +348,8 @@ def _select(items: list[dict[str, Any]], key: str, name: str | None, what: str) 
 
 
 def _params_table(params: list[dict[str, Any]], with_scope: bool) -> Table:
+    from rich.table import Table
+
     table = Table(show_edge=False, header_style="bold")
     # Names are never cut; long defaults and ranges fold instead.
     widest = max((len(p["name"]) for p in params), default=9)
@@ -378,6 +385,8 @@ PARAM_KEYS = ("name", "scope", "unit", "default", "range", "doc")
 def cmd_schedulers(args: argparse.Namespace) -> int:
     """`vmsched schedulers [NAME]`: parameter tables, and NAME's docs summary
     (NAME may be your own scheduler, `file.py:Class`)."""
+    from vmsched.scheduler import is_spec, register
+
     if args.name is not None and is_spec(args.name):
         register(args.name, where="NAME")
     scheds = _select(vmsched.catalogue()["schedulers"], "name", args.name, "scheduler")
@@ -388,6 +397,8 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
         rows = [[s["name"], *(p[k] for k in PARAM_KEYS)] for s in scheds for p in s["params"]]
         tabular.print_rows("csv", ["scheduler", *PARAM_KEYS], rows)
         return EXIT_OK
+    from rich.text import Text
+
     out = _console()
     for s in scheds:
         out.print(Text.assemble((s["name"], "bold"), f" — {s['summary']}"))
@@ -421,6 +432,8 @@ def cmd_workloads(args: argparse.Namespace) -> int:
         rows = [[w["kind"], *(p[k] for k in PARAM_KEYS)] for w in loads for p in w["params"]]
         tabular.print_rows("csv", ["workload", *PARAM_KEYS], rows)
         return EXIT_OK
+    from rich.text import Text
+
     out = _console()
     for w in loads:
         out.print(Text.assemble((w["kind"], "bold"), f" — {w['summary']}"))
@@ -443,6 +456,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.out is not None:
         prepare_out_dir(args.out)
     report = run_benchmarks(args.scheduler, quick=args.quick, repeats=args.repeat, trace=args.trace)
+    from rich.table import Table
+
     table = Table(show_edge=False, header_style="bold")
     table.add_column("case", no_wrap=True)
     for col in (
@@ -821,6 +836,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - every other failure is a bug: say so
         if args.verbose:
+            import traceback
+
             traceback.print_exc()
         if isinstance(exc, InternalError):
             print(f"vmsched: {one_line(str(exc))}", file=sys.stderr)

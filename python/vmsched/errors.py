@@ -12,8 +12,6 @@ partial files are removed on the way out.
 
 from __future__ import annotations
 
-import difflib
-
 from vmsched import _core
 
 
@@ -68,6 +66,8 @@ class Interrupted(KeyboardInterrupt):
 
 def unknown_name(what: str, name: str, known: list[str], *, path: str = "") -> ScenarioError:
     """`unknown scheduler "x"; expected one of a, b; did you mean 'a'?`"""
+    import difflib  # only when a name is wrong
+
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean '{close[0]}'?" if close else ""
     return ScenarioError(

@@ -349,12 +349,15 @@ class Scenario:
     def validate(self) -> Scenario:
         """Check the scenario completely; raises ScenarioError. A scheduler
         written in Python that it names is loaded and registered first."""
-        from vmsched import scheduler
+        names = [t.get("name") for _, t in scheduler_tables(self.data) if isinstance(t, dict)]
+        # (vmsched.scheduler's is_spec; that module loads only when needed.)
+        if any(isinstance(n, str) and ":" in n for n in names):
+            from vmsched import scheduler
 
-        try:
-            scheduler.register_in(self.data)
-        except ScenarioError as exc:
-            raise type(exc)(exc.message, file=self.source, path=exc.path) from None
+            try:
+                scheduler.register_in(self.data)
+            except ScenarioError as exc:
+                raise type(exc)(exc.message, file=self.source, path=exc.path) from None
         text = self.to_json()
         try:
             _core.validate(text)
@@ -372,6 +375,19 @@ class Scenario:
             return f"Scenario(cluster, hosts={names!r})"
         name = self.data.get("scheduler", {}).get("name")
         return f"Scenario(scheduler={name!r}, domains={len(self.data.get('domain', []))})"
+
+
+def scheduler_tables(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Each `[scheduler]` table of a scenario tree (each host's in a
+    cluster), with where it is."""
+    hosts = data.get("host")
+    if isinstance(hosts, list):
+        return [
+            (f"host[{i}].scheduler", h.get("scheduler"))
+            for i, h in enumerate(hosts)
+            if isinstance(h, dict)
+        ]
+    return [("scheduler", data.get("scheduler"))]
 
 
 def _resolve_profile(data: dict[str, Any], base: Path, file: str) -> None:

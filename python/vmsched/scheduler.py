@@ -384,17 +384,9 @@ def scope() -> Iterator[None]:
 
 def register_in(data: dict[str, Any], base: Path | None = None) -> None:
     """Register every user scheduler a scenario tree names (each host of a cluster)."""
-    hosts = data.get("host")
-    tables = (
-        [
-            (f"host[{i}].scheduler", h.get("scheduler"))
-            for i, h in enumerate(hosts)
-            if isinstance(h, dict)
-        ]
-        if isinstance(hosts, list)
-        else [("scheduler", data.get("scheduler"))]
-    )
-    for where, table in tables:
+    from vmsched.scenario import scheduler_tables
+
+    for where, table in scheduler_tables(data):
         if isinstance(table, dict) and is_spec(table.get("name")):
             register(table["name"], base, f"{where}.name")
 

@@ -75,6 +75,8 @@ RESULT_TAIL = ("unit", "error")
 #: Columns of summary.parquet besides the axes.
 SUMMARY_COLUMNS = ("domain", "vcpu", "metric", "unit", "n", "mean", "std", "ci95_low", "ci95_high")
 PARTS = "parts"
+#: How the parts are compressed (by the workers; results.parquet is snappy too).
+PART_COMPRESSION = "snappy"
 SPEC_JSON = "sweep.json"
 RESULTS = "results.parquet"
 SUMMARY = "summary.parquet"
@@ -585,19 +587,74 @@ class _Work:
     keep: tuple[str, ...]
 
 
-def _simulate_run(w: _Work):
-    """One run, in a worker: simulate, and turn its metrics into its rows of
-    results.parquet (an Arrow record batch), so the main process only gathers them."""
-    import pyarrow as pa
+def _simulate_run(w: _Work) -> list[tuple]:
+    """One run, in a worker: its metric rows (`simulate_metrics`)."""
+    return simulate_metrics(_seeded(w.point_tree, w.seed), w.keep)
 
-    tree = _seeded(w.point_tree, w.seed)
-    rows = simulate_metrics(tree, w.keep)
-    k = len(rows)
-    dom, vcpu, metric, value, unit = zip(*rows, strict=True) if rows else ((),) * 5
-    cols: list[Any] = [[w.run] * k, [w.point] * k]
-    cols += [[v] * k for v in w.values]
-    cols += [[w.seed] * k, [scenario_hash(tree)] * k, dom, vcpu, metric, value, unit, [None] * k]
-    return pa.record_batch(cols, schema=_schema_of(w.axis_types))
+
+def _encode_part(batch: list[tuple[int, _Work]], results: list[tuple[int, Any]]):
+    """A finished batch, in the worker that ran it: its rows of results.parquet (a row
+    with its error for each run that failed) encoded as a Parquet file.
+    (indices of its runs, runs failed, the file's bytes): the main process writes the
+    bytes as they are, so its work per batch does not grow with the runs in it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from vmsched.batch import Failure
+
+    first = batch[0][1]
+    n_axes = len(first.values)
+    run: list[int] = []
+    point: list[int] = []
+    axes: list[list[Any]] = [[] for _ in range(n_axes)]
+    seed: list[int] = []
+    hashes: list[str] = []
+    dom: list[Any] = []
+    vcpu: list[Any] = []
+    metric: list[Any] = []
+    value: list[float] = []
+    unit: list[Any] = []
+    error: list[Any] = []
+    failed = 0
+    for (index, w), (same, result) in zip(batch, results, strict=True):
+        assert index == same
+        if isinstance(result, Failure):
+            failed += 1
+            k = 1
+            dom.append(None)
+            vcpu.append(None)
+            metric.append(None)
+            value.append(math.nan)
+            unit.append(None)
+            error.append(str(result))
+        else:
+            k = len(result)
+            if k:
+                d, v, m, x, u = zip(*result, strict=True)
+                dom += d
+                vcpu += v
+                metric += m
+                value += x
+                unit += u
+                error += [None] * k
+        run += [w.run] * k
+        point += [w.point] * k
+        for col, v in zip(axes, w.values, strict=True):
+            col += [v] * k
+        seed += [w.seed] * k
+        hashes += [scenario_hash(_seeded(w.point_tree, w.seed))] * k
+    schema = _schema_of(first.axis_types)
+    cols = [run, point, *axes, seed, hashes, dom, vcpu, metric, value, unit, error]
+    arrays = [pa.array(c, type=f.type) for c, f in zip(cols, schema, strict=True)]
+    table = pa.Table.from_arrays(arrays, schema=schema)
+    buf = pa.BufferOutputStream()
+    pq.write_table(table, buf, compression=PART_COMPRESSION)
+    # The same rows as an Arrow stream too: what the main process keeps for the end
+    # (it reads a stream at almost no cost, a Parquet file it would have to decode).
+    stream = pa.BufferOutputStream()
+    with pa.ipc.new_stream(stream, schema) as writer:
+        writer.write_table(table)
+    return [i for i, _ in batch], failed, buf.getvalue().to_pybytes(), stream.getvalue()
 
 
 # ----- running a sweep ---------------------------------------------------------------------
@@ -668,38 +725,8 @@ def _schema_of(axis_types: tuple[tuple[str, str], ...]):
     return pa.schema(fields)
 
 
-def _frame(spec: Spec, runs: list[PlannedRun], batch: list[tuple[int, Any]]):
-    """One finished batch as an Arrow table: the workers' rows, and a row with its error
-    for each run that failed."""
-    import pyarrow as pa
-
-    from vmsched.batch import Failure
-
-    schema = _schema(spec)
-    parts = []
-    for index, result in batch:
-        if not isinstance(result, Failure):
-            parts.append(result)
-            continue
-        r = runs[index]
-        cols: list[Any] = [[r.run], [r.point]] + [[r.values[a.name]] for a in spec.axes]
-        cols += [[r.seed], [r.scenario_hash], [None], [None], [None], [math.nan], [None]]
-        cols += [[str(result)]]
-        parts.append(pa.record_batch(cols, schema=schema))
-    return pa.Table.from_batches(parts, schema=schema)
-
-
-def _pandas(spec: Spec, table):
-    """An Arrow table of results as a DataFrame with the results' pandas types."""
-    types = {"run": "int64", "point": "int64", "seed": "int64", "vcpu": "Int64"}
-    types |= {"value": "float64", "scenario_hash": "string", "domain": "string"}
-    types |= {"metric": "string", "unit": "string", "error": "string"}
-    return table.to_pandas().astype(types | _axis_dtypes(spec))
-
-
-def _write_part(table, path: Path, compression: str = "none") -> None:
-    """Write an Arrow table as Parquet, whole or not at all (the parts uncompressed: they
-    are written on the main process's critical path and live only until the end)."""
+def _write_part(table, path: Path, compression: str = "snappy") -> None:
+    """Write an Arrow table as Parquet, whole or not at all."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -840,90 +867,139 @@ def sweep(
     the runs done. `figures=False` skips report.html. `on_start(runs in all, runs to do)`
     is called once the plan is checked, before the first run.
     """
-    from vmsched.batch import Failure, check_backend, run_batches
+    from contextlib import ExitStack
+
+    import pyarrow as pa
+
+    from vmsched.batch import Workers, check_backend, run_batches
     from vmsched.progress import RunsProgress
 
     spec = spec if isinstance(spec, Spec) else load_spec(spec)
     check_backend(backend, address)
-    runs = plan(spec)
     out = Path(out)
-    _prepare(out, spec, resume, len(runs))
-    done = _done_runs(out) if resume else set()
-    if on_start is not None:
-        on_start(len(runs), len(runs) - len(done))
-    keep = tuple(spec.metrics)
-    axis_types = tuple(_axis_dtypes(spec).items())
-    items = [
-        _Work(
-            r.point_tree,
-            r.seed,
-            r.run,
-            r.point,
-            tuple(r.values[a.name] for a in spec.axes),
-            axis_types,
-            keep,
-        )
-        for r in runs
-    ]
-    bar = RunsProgress(len(runs), f"sweep {Path(spec.file).name}", progress, initial=len(done))
-    t0 = time.perf_counter()
-    n_done, failed, ran = len(done), 0, 0
-    try:
-        with _Interrupts().installed() as interrupts:
-            bar.update(n_done)
-            for batch in run_batches(
-                _simulate_run,
-                items,
-                backend=backend,
-                jobs=jobs,
-                address=address,
-                batch_size=batch_size,
-                skip=done,
-            ):
-                first = min(i for i, _ in batch)
-                table = _frame(spec, runs, batch)
-                with interrupts.deferred():
-                    _write_part(table, out / PARTS / f"part-{first:06d}.parquet")
-                n_done += len(batch)
-                ran += len(batch)
-                failed += sum(1 for _, r in batch if isinstance(r, Failure))
-                bar.update(n_done, failed)
-    finally:
-        bar.close()
-    wall = time.perf_counter() - t0
-    interrupts = _Interrupts()
-    with interrupts.installed(), interrupts.deferred():
-        _finish(out, spec)
-    if figures:
-        report(out, backend=backend, jobs=jobs, address=address)
-    n_failed = int(_failed_count(out))
+    with ExitStack() as stack:
+        if backend == "local":
+            # The local processes start (fork) while the runs are planned and checked; a
+            # Ray cluster only once they are, so that a mistake is told at once.
+            workers = stack.enter_context(Workers(backend, jobs, address, n_runs(spec)))
+        runs = plan(spec)
+        _prepare(out, spec, resume, len(runs))
+        done = _done_runs(out) if resume else set()
+        if on_start is not None:
+            on_start(len(runs), len(runs) - len(done))
+        if backend != "local":
+            workers = stack.enter_context(Workers(backend, jobs, address, len(runs)))
+        keep = tuple(spec.metrics)
+        axis_types = tuple(_axis_dtypes(spec).items())
+        items = [
+            _Work(
+                r.point_tree,
+                r.seed,
+                r.run,
+                r.point,
+                tuple(r.values[a.name] for a in spec.axes),
+                axis_types,
+                keep,
+            )
+            for r in runs
+        ]
+        bar = RunsProgress(len(runs), f"sweep {Path(spec.file).name}", progress, initial=len(done))
+        t0 = time.perf_counter()
+        n_done, failed, ran = len(done), 0, 0
+        #: The parts written now, decoded (while the workers run): {first run: table}.
+        parts: dict[int, Any] = {}
+        try:
+            with _Interrupts().installed() as interrupts:
+                bar.update(n_done)
+                for indices, n_failed, data, rows in run_batches(
+                    _simulate_run,
+                    items,
+                    batch_size=batch_size,
+                    skip=done,
+                    encode=_encode_part,
+                    workers=workers,
+                ):
+                    first = min(indices)
+                    with interrupts.deferred():
+                        _write_bytes(out / PARTS / f"part-{first:06d}.parquet", data)
+                    parts[first] = pa.ipc.open_stream(rows).read_all()
+                    n_done += len(indices)
+                    ran += len(indices)
+                    failed += n_failed
+                    bar.update(n_done, failed)
+        finally:
+            bar.close()
+        wall = time.perf_counter() - t0
+        # The workers exit while the results are gathered (they are waited for after).
+        workers.release()
+        interrupts = _Interrupts()
+        with interrupts.installed(), interrupts.deferred():
+            n_failed = _finish(out, spec, parts)
+        if figures:
+            # A Ray cluster draws the figures too (a private one is not started twice);
+            # the local processes have been told to exit: the figures get new ones.
+            again = workers if backend == "ray" else None
+            report(out, backend=backend, jobs=jobs, address=address, workers=again)
     return SweepResult(out, len(runs), n_failed, wall, ran)
 
 
-def _failed_count(out: Path) -> int:
+def _write_bytes(path: Path, data: bytes) -> None:
+    """A part, whole or not at all: a temporary file (.part-..., which an interrupted
+    sweep's resume removes) renamed into place. Lean, as it is written for every
+    batch: one open, the writes, one rename; the mode is open()'s (0o666 less umask)."""
+    import os
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _read_part(data: Any, spec: Spec):
+    """A part's Parquet bytes (or file) as an Arrow table of the results' schema."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    t = pq.read_table(out / RESULTS, columns=["run", "error"]).to_pandas()
-    return int(t.loc[t["error"].notna(), "run"].nunique())
+    source = pa.BufferReader(data) if isinstance(data, bytes) else data
+    # ParquetFile, not read_table: a part is one small file, and the dataset machinery
+    # read_table goes through costs as much as the decoding.
+    table = pq.ParquetFile(source).read(use_threads=False)
+    schema = _schema(spec)
+    return table if table.schema.equals(schema) else table.cast(schema)
 
 
-def _finish(out: Path, spec: Spec) -> None:
-    """Gather the parts into results.parquet (sorted), write the summaries, drop the parts."""
+def _finish(out: Path, spec: Spec, parts: dict[int, Any] | None = None) -> int:
+    """Gather the parts into results.parquet (sorted by run), write the summaries, drop
+    the parts; the number of runs that failed. `parts`: the parts this process wrote,
+    already decoded ({first run: table}); the others are read from `out/parts/`."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pa_csv
-    import pyarrow.parquet as pq
 
     from vmsched.api import write_atomic
 
-    files = sorted((out / PARTS).glob("part-*.parquet"))
+    sources: dict[int, Any] = dict(parts or {})
+    for f in (out / PARTS).glob("part-*.parquet"):
+        first = int(f.stem.split("-")[1])
+        if first not in sources:
+            sources[first] = f
+    ordered = [sources[k] for k in sorted(sources)]
     if (out / RESULTS).exists():
-        files.append(out / RESULTS)
+        ordered.append(out / RESULTS)
     schema = _schema(spec)
     tables = []
     seen: set[int] = set()
-    for f in files:
-        t = pq.read_table(f, schema=schema)
+    for src in ordered:
+        t = src if isinstance(src, pa.Table) else _read_part(src, spec)
         runs = set(pc.unique(t.column("run")).to_pylist())
         if runs & seen:
             # A run in two files (a finish interrupted between writing results.parquet
@@ -933,14 +1009,30 @@ def _finish(out: Path, spec: Spec) -> None:
         tables.append(t)
     table = pa.concat_tables(tables) if tables else schema.empty_table()
     # By run; within a run, rows keep the order the worker made them in (a stable sort).
-    table = table.take(pc.sort_indices(table, [("run", "ascending")]))
-    _write_part(table, out / RESULTS, compression="snappy")
-    summ = summarise(table, [a.name for a in spec.axes])
-    _write_part(summ, out / SUMMARY, compression="snappy")
-    buf = pa.BufferOutputStream()
-    pa_csv.write_csv(summ, buf)
-    write_atomic(out / SUMMARY_CSV, buf.getvalue().to_pybytes())
+    # The parts come in the order of their first runs: most often that is already the
+    # order of the runs, and the sort is not needed.
+    run = table.column("run")
+    if len(run) > 1 and not pc.all(pc.less_equal(run.slice(0, len(run) - 1), run.slice(1))).as_py():
+        table = table.take(pc.sort_indices(table, [("run", "ascending")]))
+    # results.parquet is encoded in a thread while the summaries are computed here (Arrow
+    # works without the GIL: two cores, now that the workers are done).
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        written = pool.submit(_write_part, table, out / RESULTS, "snappy")
+        # One chunk: the aggregations' sums then do not depend on how the runs were cut
+        # into batches (the summaries are the same bit for bit whatever the workers).
+        axes = [a.name for a in spec.axes]
+        used = ["point", *axes, "domain", "vcpu", "metric", "value", "unit"]
+        summ = summarise(table.select(used).combine_chunks(), axes)
+        _write_part(summ, out / SUMMARY, compression="snappy")
+        buf = pa.BufferOutputStream()
+        pa_csv.write_csv(summ, buf)
+        write_atomic(out / SUMMARY_CSV, buf.getvalue().to_pybytes())
+        written.result()
     shutil.rmtree(out / PARTS, ignore_errors=True)
+    failed = table.filter(pc.is_valid(table.column("error"))).column("run")
+    return len(pc.unique(failed))
 
 
 def summarise(table, axes: Sequence[str]):
@@ -1097,9 +1189,11 @@ def report(
     backend: str = "local",
     jobs: int | None = None,
     address: str | None = None,
+    workers: Any = None,
 ) -> Path:
     """Write `out/report.html` from a finished sweep's files; the figures are drawn in
-    the batch layer's workers. Returns the report's path."""
+    the batch layer's workers (`workers`, a running `vmsched.batch.Workers`, if given).
+    Returns the report's path."""
     import pandas as pd
 
     from vmsched import htmlreport as h
@@ -1120,7 +1214,15 @@ def report(
     items = [(summ, meta, d, m, "line") for d, m in chosen]
     if len(numeric) >= 2:
         items += [(summ, meta, d, m, "heat") for d, m in chosen[:4]]
-    pngs = run_all(_draw, items, backend=backend, jobs=jobs, address=address, label="figures")
+    pngs = run_all(
+        _draw,
+        items,
+        backend=backend,
+        jobs=jobs,
+        address=address,
+        label="figures",
+        workers=workers,
+    )
     axes = meta["axes"]
     failed = res[res["error"].notna()].drop_duplicates("run")
     blocks: list[Any] = [

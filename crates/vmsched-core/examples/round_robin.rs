@@ -2,8 +2,7 @@
 //! run on three CPU hogs sharing two PCPUs. `cargo run --release --example round_robin`
 //! (docs/architecture.md walks through it).
 use std::collections::VecDeque;
-use vmsched_core::ids::{DomId, PcpuId, VcpuId};
-use vmsched_core::params::Params;
+use vmsched_core::ids::{PcpuId, VcpuId};
 use vmsched_core::sched::{Decision, SchedCtx, Scheduler};
 use vmsched_core::{Scenario, Simulation};
 
@@ -14,12 +13,6 @@ struct RoundRobin {
 }
 
 impl Scheduler for RoundRobin {
-    fn name(&self) -> &'static str {
-        "round-robin"
-    }
-    fn init(&mut self, _ctx: &mut SchedCtx) {}
-    fn init_domain(&mut self, _ctx: &mut SchedCtx, _dom: DomId, _params: &Params) {}
-    fn insert_vcpu(&mut self, _ctx: &mut SchedCtx, _v: VcpuId) {}
     fn wake(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         if ctx.running_on(v).is_some() || self.queue.contains(&v) {
             return; // Xen calls wake even for a running VCPU
@@ -61,7 +54,6 @@ impl Scheduler for RoundRobin {
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
         ctx.processor(v)
     }
-    fn adjust(&mut self, _ctx: &mut SchedCtx, _dom: DomId, _params: &Params) {}
 }
 
 fn main() {

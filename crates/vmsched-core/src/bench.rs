@@ -179,7 +179,7 @@ pub fn scaling_for(sched: &str, duration_s: f64) -> Vec<(usize, String)> {
 /// pseudo-random 0.1–10 ms later than the one popped, so the heap keeps its
 /// size, and nothing else done per event. Returns a checksum of what was
 /// popped (time it with the caller's clock; the engine's rate at the same
-/// queue size over this loop's is the engine/heap ratio of issue 14).
+/// queue size over this loop's is the engine/heap ratio `vmsched bench` prints).
 pub fn bare_heap_loop(size: usize, steps: u64) -> u64 {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;

@@ -323,6 +323,39 @@ fn fmt_num(x: f64) -> String {
 }
 
 impl ParamSpec {
+    /// An integer parameter in `min..=max` with its default: dimensionless,
+    /// set in `[scheduler]`, until [`ParamSpec::unit`],
+    /// [`ParamSpec::per_domain`] and [`ParamSpec::doc`] say otherwise
+    /// (`ParamSpec::int("weight", 256, 1, 65535).per_domain().doc("...")`).
+    pub const fn int(name: &'static str, default: i64, min: i64, max: i64) -> ParamSpec {
+        ParamSpec {
+            name,
+            unit: "",
+            kind: ParamKind::Int { min, max },
+            default: Default::Int(default),
+            scope: ParamScope::Global,
+            doc: "",
+        }
+    }
+
+    /// The same parameter, in `unit`.
+    pub const fn unit(self, unit: &'static str) -> ParamSpec {
+        ParamSpec { unit, ..self }
+    }
+
+    /// The same parameter, set per domain (`[domain.sched]`).
+    pub const fn per_domain(self) -> ParamSpec {
+        ParamSpec {
+            scope: ParamScope::Domain,
+            ..self
+        }
+    }
+
+    /// The same parameter, with what it does in one line.
+    pub const fn doc(self, doc: &'static str) -> ParamSpec {
+        ParamSpec { doc, ..self }
+    }
+
     /// What the parameter accepts, in words.
     pub fn expected(&self) -> String {
         let unit = if self.unit.is_empty() {

@@ -94,7 +94,7 @@ pause = false
 /// after the pause if it was running), its running + offline time is the
 /// paused second exactly and it is never runnable or blocked; vm2 takes the
 /// PCPU wherever the scheduler is work-conserving. null keeps the PCPU
-/// assigned to the paused VCPU (only offlining frees it, §7), so it idles
+/// assigned to the paused VCPU (only offlining frees it, docs/schedulers/null.md), so it idles
 /// and vm2 keeps waiting; ARINC 653 gives vm2 its own slots and no more.
 /// After the unpause vm1 runs again and is never offline.
 #[test]
@@ -269,7 +269,7 @@ vcpus_online = 2
     }
 }
 
-/// null (§7): a paused VCPU keeps its PCPU, an offlined one frees it. Two
+/// null (docs/schedulers/null.md): a paused VCPU keeps its PCPU, an offlined one frees it. Two
 /// PCPUs owned by a 2-VCPU hog, a third hog waiting: once VCPU 1 goes
 /// offline the waiter takes its PCPU (an IPI later) and runs to the end;
 /// VCPU 1, back online, finds its PCPU taken and waits in its turn.

@@ -228,7 +228,7 @@ fn c5_tick_evader_keeps_boost_and_stays_inactive() {
     assert!(cpu_pct(&r, "ev") > 85.0, "evader {:.1}%", cpu_pct(&r, "ev"));
 }
 
-/// Tick sampling before 4.0 (§2.3): a VCPU that is always blocked when the
+/// Tick sampling before 4.0 (docs/schedulers/credit.md): a VCPU that is always blocked when the
 /// tick fires is never charged. After a first 50 ms burst (caught at ticks,
 /// so it becomes active), it runs 9 ms after each tick.
 /// Xen 3.0 never debits it, it banks credit, goes inactive and keeps UNDER

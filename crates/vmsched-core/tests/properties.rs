@@ -868,7 +868,7 @@ fn ms_ns(ms: f64) -> u64 {
 ///   [`credit2_cap_bound`] (budgets do not depend on weights).
 /// * **rtds** — a VCPU without extratime (every VCPU before 4.10) runs at
 ///   most `budget` in every period of its `k × period` grid
-///   (docs/schedulers/rtds.md; reference §5.3, §5.6) — one budget more per
+///   (docs/schedulers/rtds.md) — one budget more per
 ///   window when other VCPUs have extratime (see `finish`); VCPUs with
 ///   extratime are work-conserving on hosts without hard affinity
 ///   ([`WorkConservation`]).
@@ -1090,7 +1090,7 @@ impl<'a> Guarantees<'a> {
             // when runnable and not running (it is never depleted), and
             // every insertion (wake, re-queue after preemption,
             // replenishment of a depleted VCPU) tickles an idle untickled
-            // PCPU if there is one (reference §5.5). A tickled PCPU decides
+            // PCPU if there is one (docs/schedulers/rtds.md). A tickled PCPU decides
             // within one IPI and takes the first queued VCPU, so it is busy
             // afterwards. A PCPU that was already tickled for another VCPU
             // may take that one instead, leaving ours to a PCPU tickled
@@ -1099,7 +1099,7 @@ impl<'a> Guarantees<'a> {
             //
             // Not with hard affinity: tickling is one-shot and a tickled
             // PCPU takes the first queued VCPU *it* may run (Xen's
-            // runq_tickle and runq_pick, reference §5.4–5.5), so a tickle
+            // runq_tickle and runq_pick, docs/schedulers/rtds.md), so a tickle
             // can be consumed by a VCPU other than the one that sent it,
             // and a VCPU whose own tickle was consumed that way waits with
             // idle PCPUs of its affinity until the next scheduling event
@@ -1406,7 +1406,7 @@ impl<'a> Guarantees<'a> {
     /// Only domains whose VCPUs are busy whenever they run (cpu-hog,
     /// transient) are checked: a VCPU that always blocks between ticks is
     /// never caught running at one, so it never becomes active, and only
-    /// active VCPUs are parked (reference §2.6; C5), which lets it exceed its cap.
+    /// active VCPUs are parked (docs/schedulers/credit.md; behaviour C5), which lets it exceed its cap.
     fn credit_caps(&self, summary: &Json) -> Result<(), TestCaseError> {
         let c = self.c;
         let t = c.global().int("tslice_ms");
@@ -1458,8 +1458,8 @@ fn rtds_capped(c: &Case, d: usize) -> bool {
 ///   replenishment, grabbing and returning only move budget between the pool
 ///   and the VCPUs, and a VCPU holds at most one quota, max(tot/n, 500 µs).
 /// * B ≥ −n·O: a VCPU runs past its quota only because a slice is never
-///   shorter than the minimum timer (500 µs) and the rate limit (reference
-///   §3; Xen's csched2_runtime applies the minimum after the budget), so it
+///   shorter than the minimum timer (500 µs) and the rate limit
+///   (docs/schedulers/credit2.md; Xen's csched2_runtime applies the minimum after the budget), so it
 ///   overruns by at most O = max(500 µs, ratelimit); its debt goes to the
 ///   pool, which must be positive again before any VCPU gets budget.
 ///
@@ -1491,7 +1491,7 @@ fn credit2_cap_bound(c: &Case, d: usize) -> Option<impl Fn(u64) -> f64> {
 /// its latency and the slice in proportion (slice/period never grows), so
 /// then the bound is w·slice/period + 2·(largest slice).
 ///
-/// Documented exceptions (reference §1.7, §11.7): a short-blocking VCPU gets
+/// Documented exceptions (docs/schedulers/sedf.md; behaviour 7): a short-blocking VCPU gets
 /// penalty extra time, one 500 µs quantum (3.0.3+) or quanta until its loss is
 /// repaid (earlier), even with extratime off; and a decision that finds the
 /// run queue head "seriously behind schedule" runs it one quantum. Both are
@@ -1521,7 +1521,7 @@ fn sedf_cap_bound(c: &Case, d: usize, quanta: u64) -> Option<impl Fn(u64) -> f64
 
 /// The ARINC 653 table as the scheduler runs it, and where its grid starts.
 /// From 4.21 frames stay on the grid from time 0; before, the first major
-/// frame starts at the first decision (reference §6.3), found here by
+/// frame starts at the first decision (docs/schedulers/arinc653.md), found here by
 /// bisection over fresh runs (runs are deterministic).
 fn arinc_frames(c: &Case, first: &[usize]) -> Result<Frames, TestCaseError> {
     let g = c.global();
@@ -1699,6 +1699,36 @@ fn invariants_unlisted_schedulers() {
             .run(&case(info), |c| check_case(&c))
             .unwrap_or_else(|e| panic!("{}: {e}", info.name));
     }
+}
+
+/// The tutorial's Rust scheduler (`docs/tutorial/wrr.rs`, the code of
+/// docs/write-a-scheduler.md), compiled here as a child of a module that
+/// offers what `crate::sched` offers, as it is when saved in `src/sched/`
+/// (its `crate::ids` and `crate::params` are the two modules below).
+#[path = "../../../docs/tutorial"]
+mod tutorial_sched {
+    pub use vmsched_core::sched::*;
+    pub mod wrr;
+}
+mod ids {
+    pub use vmsched_core::ids::*;
+}
+mod params {
+    pub use vmsched_core::params::*;
+}
+
+/// What the tutorial says `cargo test --test properties` does for a
+/// scheduler saved in `src/sched/` and listed: the generic properties hold
+/// for the tutorial's Rust scheduler (registered at run time here; that
+/// listing it works as documented is `tests/test_write_a_scheduler.py`'s).
+#[test]
+fn invariants_tutorial_rust_scheduler() {
+    use proptest::test_runner::TestRunner;
+    let info = sched::register_external(tutorial_sched::wrr::INFO).expect("a new name");
+    let mut runner = TestRunner::new(config(CASES_PER_SCHEDULER));
+    runner
+        .run(&case(info), |c| check_case(&c))
+        .unwrap_or_else(|e| panic!("{}: {e}", info.name));
 }
 
 /// The generator draws every scheduler's declared parameters, versions across

@@ -21,7 +21,7 @@ name = "quiet"
 kind = "idle"
 "#;
 
-/// A slot whose owner has nothing to run stays idle (§6.3): the hog gets
+/// A slot whose owner has nothing to run stays idle (docs/schedulers/arinc653.md): the hog gets
 /// exactly its own 10 ms of every 20 ms frame, never the quiet domain's.
 #[test]
 fn slot_of_an_owner_with_nothing_to_run_stays_idle() {
@@ -51,7 +51,7 @@ fn trailing_time_and_unlisted_domains_stay_idle() {
 }
 
 /// A VCPU that blocks inside its slot idles the rest of it, and one that
-/// wakes inside its slot runs at once for what is left (§6.3): a 4 ms burst
+/// wakes inside its slot runs at once for what is left (docs/schedulers/arinc653.md): a 4 ms burst
 /// every 40 ms, arriving at the start of the slot, runs all 4 ms in it.
 #[test]
 fn waking_inside_own_slot_runs_at_once() {
@@ -82,7 +82,7 @@ kind = "cpu-hog"
 }
 
 /// Without a table Xen's default runs only domain 0's VCPUs, 10 ms each
-/// (§6.2): guests never run.
+/// (docs/schedulers/arinc653.md): guests never run.
 #[test]
 fn default_table_runs_only_domain_zero() {
     let s = run(&hogs("arinc653", "", 2, 3, 2.0));
@@ -95,7 +95,7 @@ fn default_table_runs_only_domain_zero() {
     assert!((cpu_pct(&s, "vm1") - 50.0).abs() < 0.01);
 }
 
-/// Multi-PCPU hosts (§6.4): every PCPU walks the same frames, and a VCPU runs
+/// Multi-PCPU hosts (docs/schedulers/arinc653.md): every PCPU walks the same frames, and a VCPU runs
 /// only on its own PCPU. Both single-VCPU domains were placed on PCPU 0, so
 /// they are serialised there and PCPU 1 never runs anything.
 #[test]
@@ -112,7 +112,7 @@ fn multi_pcpu_host_serialises_on_the_vcpus_own_pcpu() {
 }
 
 /// Since 4.21 a late major frame stays on the grid from t = 0; before, it
-/// restarts "now" (§6.3). The hog first wakes at 5 ms: 4.22 runs it in
+/// restarts "now" (docs/schedulers/arinc653.md). The hog first wakes at 5 ms: 4.22 runs it in
 /// the rest of the 0–10 ms slot (5 ms by t = 12 ms), 4.20 starts the frame at
 /// 5 ms and runs it 5–12 ms.
 #[test]

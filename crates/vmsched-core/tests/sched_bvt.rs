@@ -71,7 +71,7 @@ fn three_hogs_on_two_pcpus_split_100_50_50() {
     }
 }
 
-/// Tie-breaking decides who gets the lone PCPU (§11 item 2): with an idle
+/// Tie-breaking decides who gets the lone PCPU (behaviour 2): with an idle
 /// single-VCPU Dom0 on PCPU 0, Xen 2.0 (ties to the lowest) puts vm2 beside
 /// Dom0 and Xen 3.0 (ties to the highest) puts vm3 there.
 #[test]
@@ -129,7 +129,7 @@ fn work_conserving_only_no_cap() {
     }
 }
 
-/// Shares of continuously runnable VCPUs are ∝ 1/mcuadv (§11 item 12).
+/// Shares of continuously runnable VCPUs are ∝ 1/mcuadv (behaviour 12).
 #[test]
 fn shares_are_inverse_to_mcuadv() {
     let sim = run_sim(&host(
@@ -176,7 +176,7 @@ fn lag_stays_within_context_allowance_plus_one_mcu() {
     }
 }
 
-/// The quantum (§11 item 13): about ctx_allow with two runnable VCPUs,
+/// The quantum (behaviour 13): about ctx_allow with two runnable VCPUs,
 /// 10 · ctx_allow with one, and an idle PCPU re-decides every ctx_allow.
 #[test]
 fn quantum_follows_the_context_allowance() {
@@ -220,7 +220,7 @@ fn quantum_follows_the_context_allowance() {
     );
 }
 
-/// Wake-up (§11 item 14): a waker whose evt is not above the running VCPU's
+/// Wake-up (behaviour 14): a waker whose evt is not above the running VCPU's
 /// preempts at once; one whose evt is higher pulls the PCPU's next decision
 /// in to about ctx_allow after the running VCPU started, instead of the
 /// 50 ms slice of a lone VCPU.
@@ -253,7 +253,7 @@ fn wakers_preempt_or_pull_the_decision_in() {
     assert!(max > 1000.0, "latency {max} us: the waker did wait");
 }
 
-/// Long sleepers resume at the system virtual time (§11 item 14): a domain
+/// Long sleepers resume at the system virtual time (behaviour 14): a domain
 /// that appears after 1 s of another running alone gets no banked credit
 /// (which would give it the whole next second). svt is the running VCPU's
 /// avt at its last dispatch, so the newcomer can be ahead by at most that
@@ -280,7 +280,7 @@ fn long_sleepers_bank_no_credit() {
     );
 }
 
-/// Charging rounds up to whole MCUs per dispatch (§11 item 15): a domain
+/// Charging rounds up to whole MCUs per dispatch (behaviour 15): a domain
 /// that runs in bursts of 99 µs (1 MCU) and blocks gets its 49.5 %, but
 /// with bursts of 101 µs (charged 2 MCUs, twice the hog's charge for its
 /// 99 µs between them) its virtual time runs ahead, its wake-ups stop
@@ -321,7 +321,7 @@ fn window(toml: &str, from: u64, to: u64) -> (u64, u64) {
     )
 }
 
-/// Warp (§11 item 16): a warp value of 5000 virtual-time units (50 ms of
+/// Warp (behaviour 16): a warp value of 5000 virtual-time units (50 ms of
 /// running at mcuadv 10) lets b run ahead of a by about 50 ms once it takes
 /// effect; with `warpl` = 2 ms (shorter than a slice) the warp times out in
 /// every dispatch before it is ever used, so there is no head start.

@@ -111,7 +111,7 @@ fn weight_two_to_one_gives_two_to_one() {
     assert!((a / b - 2.0).abs() < 0.01, "expected 2:1, got {a}:{b}");
 }
 
-/// K1 / §3.16: two equal hogs on one PCPU. Since 4.21 the VCPU being
+/// K1 (and docs/schedulers/credit2.md, versions): two equal hogs on one PCPU. Since 4.21 the VCPU being
 /// preempted counts as a waiter when the slice is computed, so the newcomer
 /// runs only until its credit meets the other's: the minimum, one 1 ms rate
 /// limit. Up to 4.20 it sees nobody waiting and runs up to 10 ms.

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use vmsched_core::{Simulation, Time};
 
-/// Three hogs on 2 PCPUs (§11.3): the first two VCPUs created own a PCPU
+/// Three hogs on 2 PCPUs (behaviour 3): the first two VCPUs created own a PCPU
 /// each and run 100 %; the third finds no free PCPU, waits in the wait
 /// queue, and never runs. No more VCPUs ever run than there are PCPUs.
 #[test]
@@ -34,7 +34,7 @@ fn never_runs_more_vcpus_than_pcpus() {
     assert_eq!(counter(&s, "waiting_vcpus"), 1);
 }
 
-/// A blocked VCPU leaves its PCPU idle (§7): nobody else may use it, not
+/// A blocked VCPU leaves its PCPU idle (docs/schedulers/null.md): nobody else may use it, not
 /// even the VCPU waiting in the queue. The duty-cycle VCPU owns PCPU 0 and
 /// uses 20 % of it; the waiting hog gets nothing.
 #[test]

@@ -1,4 +1,5 @@
-//! Round-robin (Xen 2.0): §11 items 1, 2 and 18.
+//! Round-robin (Xen 2.0): the behaviours 1, 2 and 18 of
+//! `docs/reference/xen-behaviours.md`.
 
 mod common;
 use common::*;

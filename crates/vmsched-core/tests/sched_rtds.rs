@@ -8,7 +8,7 @@ use common::*;
 /// Three equal single-VCPU hogs on 2 PCPUs with the defaults (4 ms per
 /// 10 ms, extratime on): global EDF with free migration keeps both PCPUs
 /// busy, and the spare time goes round at lower priority levels, so each
-/// gets about ⅔ (§11.3). Not exactly ⅔: all three deadlines lie on the same
+/// gets about ⅔ (behaviour 3). Not exactly ⅔: all three deadlines lie on the same
 /// 10 ms grid from t = 0, ties go first-come first-served, and the pattern
 /// that results repeats every 20 ms handing out 13, 14 and 13 ms, i.e.
 /// 65 %, 70 % and 65 %.
@@ -30,7 +30,7 @@ fn three_hogs_with_extratime_get_about_two_thirds() {
 }
 
 /// Before 4.10 there is no extratime: a VCPU that spent its budget waits for
-/// its next period even with PCPUs idle, a hard cap of budget/period (§5.6).
+/// its next period even with PCPUs idle, a hard cap of budget/period (docs/schedulers/rtds.md).
 /// The same happens from 4.10 on with `extratime = false`. Three hogs on 2
 /// PCPUs get exactly 40 % each and the host idles 40 % of its time.
 #[test]
@@ -117,7 +117,7 @@ fn edf_scenario(waker_period_us: u32) -> String {
     )
 }
 
-/// Global EDF (§11.19): a waking VCPU preempts the running one only if it
+/// Global EDF (behaviour 19): a waking VCPU preempts the running one only if it
 /// outranks it, i.e. its deadline is earlier. With a 5 ms period the
 /// waker's deadline always precedes the hog's 100 ms one and it starts at
 /// once; with a 200 ms period it waits until the hog's budget runs out.

@@ -125,7 +125,7 @@ fn xen43_repicks_every_vcpu_by_its_id() {
     assert_eq!([pcpu_of(&two, "g", 0), pcpu_of(&two, "g", 1)], [0, 1]);
 }
 
-/// The reference's worked example (§8): Xen 3.0, Dom0 with two VCPUs (one
+/// The example of docs/schedulers/placement.md: Xen 3.0, Dom0 with two VCPUs (one
 /// per PCPU, idle), then G1, G2, G3: G1 → PCPU 1, G2 → PCPU 0, G3 → PCPU 1.
 #[test]
 fn xen30_placement_example_with_dom0() {
@@ -144,7 +144,7 @@ fn xen30_placement_example_with_dom0() {
     assert_near("G3", sim_cpu_pct(&sim, "vm3"), 50.0, 0.01);
 }
 
-/// On SMT hosts only one thread per core is a candidate (§11 item 2), and
+/// On SMT hosts only one thread per core is a candidate (behaviour 2), and
 /// which one changed: Xen 3.0 takes the last thread of each core (PCPUs 3
 /// and 7 on 2 cores × 4 threads), Xen 4.x the first non-primary thread
 /// (PCPUs 1 and 5). Ties go to the highest candidate in both. From 4.3 the
@@ -336,7 +336,7 @@ fn reservations_hold_when_they_sum_to_at_most_100_percent() {
     assert!(sim_cpu_pct(&sim, "be") > 0.0);
 }
 
-// ----- §11 item 4: default best effort ------------------------------------------------
+// ----- behaviour 4: default best effort ------------------------------------------------
 
 /// Xen 4.2–4.5 default: every VCPU best effort, extra weight 1: CPU-bound
 /// VCPUs on a PCPU share it equally in 500 µs quanta, about 2000 dispatches
@@ -363,7 +363,7 @@ fn extra_weights_share_proportionally() {
     assert_near("w3", sim_cpu_pct(&sim, "w3"), 75.0, 0.05);
 }
 
-// ----- §11 item 5: Dom0 defaults by version -------------------------------------------
+// ----- behaviour 5: Dom0 defaults by version -------------------------------------------
 
 /// 3.0.3–4.1: Dom0 has 15 ms per 20 ms reserved plus an equal share of the
 /// slack: a CPU-bound Dom0 gets 75 % + 12.5 %, the guest on its PCPU 12.5 %.
@@ -400,7 +400,7 @@ fn dom0_defaults_by_version() {
     assert!(sim_cpu_pct(&sim, "guest") > 99.9);
 }
 
-// ----- §11 item 7: short blocks punished, long blocks restart the period ---------------
+// ----- behaviour 7: short blocks punished, long blocks restart the period ---------------
 
 /// A reserved domain (10 ms per 20 ms, no extratime) whose guest wants 2 ms
 /// every 5 ms (40 %, less than its 50 % reservation) catches up at each
@@ -557,7 +557,7 @@ fn long_block_wakers_restart_their_period_and_preempt() {
     assert_near("rt gets its demand", sim_cpu_pct(&sim, "rt"), 2.0, 0.05);
 }
 
-// ----- §11 item 8: idle holes ---------------------------------------------------------
+// ----- behaviour 8: idle holes ---------------------------------------------------------
 
 /// Best-effort work cannot use a gap shorter than 500 µs before the next
 /// waiting period: with 9.7 ms reserved per 10 ms the 0.3 ms gaps stay idle.
@@ -582,7 +582,7 @@ fn gaps_shorter_than_a_quantum_stay_idle() {
     assert_near("pcpu busy", busy, 97.0, 0.01);
 }
 
-// ----- §11 item 9: overload -----------------------------------------------------------
+// ----- behaviour 9: overload -----------------------------------------------------------
 
 /// Reservations of 120 % miss deadlines; each miss re-aligns the deadline
 /// to the period grid with a fresh slice, and the PCPU stays fully busy
@@ -604,7 +604,7 @@ fn overcommitted_reservations_miss_deadlines() {
     assert!(a <= 60.13 && b <= 60.13, "a {a} b {b}");
 }
 
-// ----- §11 item 10: weight-driven real-time slices ------------------------------------
+// ----- behaviour 10: weight-driven real-time slices ------------------------------------
 
 /// The reference's example: a pre-4.2 Dom0 reserves 15/20 ms (75 ms per
 /// 100 ms); weight-driven A (w = 1) and B (w = 3) on the same PCPU get
@@ -625,7 +625,7 @@ fn weight_driven_slices_per_pcpu() {
     assert_near("dom0 takes the rest", sim_cpu_pct(&sim, "dom0"), 80.0, 0.1);
 }
 
-// ----- §11 item 11: the latency hint --------------------------------------------------
+// ----- behaviour 11: the latency hint --------------------------------------------------
 
 /// The latency hint changes nothing in a released build; with the
 /// `latency_hint` variant a long-block waker's period shortens to it.

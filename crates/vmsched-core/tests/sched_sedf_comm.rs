@@ -426,7 +426,7 @@ fn the_preference_waits_for_shorter_periods() {
 
 // ----- I/O accounting ---------------------------------------------------------------
 
-/// Claim 65 and §4: with the driver domain on a low reservation (1.5 ms per
+/// Claim 65 (the paper's I/O accounting): with the driver domain on a low reservation (1.5 ms per
 /// 20 ms, as in the paper's accounting test) an I/O-heavy guest holding
 /// 2 ms per 20 ms without extra time runs its own reservation and has the
 /// driver domain work for it on top: own CPU plus the driver domain's time

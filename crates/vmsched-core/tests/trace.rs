@@ -133,7 +133,11 @@ fn parse_line(l: &str) -> Line {
     let (s, us) = f[3].split_once('.').unwrap();
     assert_eq!(us.len(), 6, "{l}");
     let mut map = HashMap::new();
-    for kv in args.split(' ') {
+    if event == "tracing_mark_write" {
+        // A counter: `C|pid|name|value` (Perfetto's counter tracks).
+        map.insert("mark".to_string(), args.to_string());
+    }
+    for kv in args.split(' ').filter(|_| event != "tracing_mark_write") {
         if kv == "==>" {
             continue;
         }
@@ -217,6 +221,9 @@ fn ftrace_text_holds_every_switch_in_consistent_per_cpu_chains() {
                     "{l}"
                 );
                 wakeups += 1;
+            }
+            "tracing_mark_write" => {
+                assert!(e.args["mark"].starts_with("C|1|credit."), "{l}");
             }
             other => panic!("unexpected event {other}: {l}"),
         }
@@ -367,6 +374,78 @@ fn xentrace_records_agree_with_the_runs_accounting() {
     }
     for ev in [xt::TRC_SCHED_WAKE, xt::TRC_SCHED_BLOCK, xt::TRC_SCHED_SLEEP] {
         assert!(recs.iter().any(|r| r.event == ev), "{ev:x} occurs");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------- counters
+
+/// The counters the scheduler declares in its registration are written into
+/// both traces: in `trace.txt` as Perfetto counter lines (`C|1|credit.NAME|V`)
+/// with the declarations in the header, in `trace.xentrace` as records of
+/// scheduler class 7 numbered by declaration; each counter is written when it
+/// changes, and its last value in either trace is the summary's.
+#[test]
+fn declared_counters_are_written_into_both_traces() {
+    let dir = scratch("counters");
+    let summary = traced_run(SCENARIO, &dir);
+    let declared: Vec<&str> = vmsched_core::sched::find("credit")
+        .unwrap()
+        .declared_counters()
+        .map(|c| c.0)
+        .collect();
+    assert!(declared.len() >= 3, "{declared:?}");
+    let want = |name: &str| summary["scheduler_counters"][name].as_u64().unwrap();
+    // trace.txt
+    let text = fs::read_to_string(dir.join("trace.txt")).unwrap();
+    let mut last: HashMap<String, (u64, usize)> = HashMap::new();
+    for l in text.lines().filter(|l| !l.starts_with('#')) {
+        let e = parse_line(l);
+        if e.event != "tracing_mark_write" {
+            continue;
+        }
+        let f: Vec<&str> = e.args["mark"].split('|').collect();
+        assert_eq!(f.len(), 4, "{l}");
+        let name = f[2].strip_prefix("credit.").unwrap().to_string();
+        let n = last.get(&name).map_or(0, |x| x.1) + 1;
+        last.insert(name, (f[3].parse().unwrap(), n));
+    }
+    let mut seen: Vec<&str> = last.keys().map(|k| k.as_str()).collect();
+    seen.sort();
+    let mut all = declared.clone();
+    all.sort();
+    assert_eq!(seen, all, "every declared counter, and only those");
+    for name in &declared {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("# counter credit.{name} "))),
+            "declared in the header: {name}"
+        );
+        assert_eq!(last[*name].0, want(name), "{name}: last value in trace.txt");
+    }
+    assert!(
+        last.values().any(|&(_, n)| n > 10),
+        "counters that change are written as they change: {last:?}"
+    );
+    // trace.xentrace
+    let recs = decode(&fs::read(dir.join("trace.xentrace")).unwrap());
+    let mut xlast: HashMap<usize, u64> = HashMap::new();
+    for r in recs
+        .iter()
+        .filter(|r| r.event & !0x1ff == xt::TRC_VMSCHED_COUNTER)
+    {
+        assert_eq!(r.extra.len(), 2);
+        let i = (r.event & 0x1ff) as usize;
+        assert!(i < declared.len(), "{i}");
+        xlast.insert(i, u64::from(r.extra[0]) | u64::from(r.extra[1]) << 32);
+    }
+    assert_eq!(xlast.len(), declared.len());
+    for (i, name) in declared.iter().enumerate() {
+        assert_eq!(
+            xlast[&i],
+            want(name),
+            "{name}: last value in trace.xentrace"
+        );
     }
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -8,8 +8,8 @@ usage U of Dom1 is sampled and its relative allocation error
 
 is recorded, for A = 1..10 % and 20..90 %, 3 minutes per target. The paper
 prints Er = (A - U)/A, but that form cannot exceed +100 % and does not fit the
-errors its text reports; (U - A)/A is the one that does (literature digest,
-E001-3), so it is the one used here.
+errors its text reports; (U - A)/A is the one that does, so it is the one
+used here.
 
 "Allocated A %" means "A % of one PCPU and never more, even when the PCPU is
 otherwise idle" (NWC mode). Each scheduler says that in its own parameters, and

@@ -159,8 +159,8 @@ def _report(r: AlertResult) -> str:
         "",
         "Cherkasova et al. ran ALERT on Xen 3.0.3 (1-GHz Pentium III) in NWC mode for "
         "Credit (30 ms slices) and SEDF (10 ms period), Figs 7–9, and the SMP variant for "
-        "Credit (Fig. 11a). Their measured results are held back for "
-        "validation in this project's literature digest, so **no published numbers are quoted "
+        "Credit (Fig. 11a). Their measured results are held back for validation "
+        "(an independent check of this tool), so **no published numbers are quoted "
         "here** and none are compared. The one related figure the paper states is its "
         'requirement for a workload manager: an allocation error of "typically, 1–2%" over '
         'control intervals of "e.g. 5 seconds". The paper does not say whether that error is '

@@ -207,7 +207,7 @@ DYNWEIGHT_CREDIT = Experiment(
     source="Tables 6.7-6.10, Figs 6.1-6.4 (claims 40-43 held back)",
     setup=_setup(),
     decisions=(
-        "**Load model** (issue 11 part 4). The chapter gives the guests 'a workload ratio "
+        "**Load model**. The chapter gives the guests 'a workload ratio "
         "of 20%, 60% and 80% of the CPU they were allocated in the virtual machine' (and "
         "10/15/90 %): a guest's load is a fraction of its allocation, the CPU the scheduler "
         "allots it, which at equal weights is a third of the PCPU. So each guest asks for "

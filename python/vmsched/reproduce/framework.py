@@ -223,6 +223,22 @@ def default_label(scheduler: str, params: Params) -> str:
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """A setup the paper's text leaves open, other than the one the experiment chose.
+
+    The sensitivity table (`vmsched.reproduce.sensitivity`) reruns the quick grid with
+    `apply` rewriting every run's scenario data, and the report gives the verdicts and
+    the simulated numbers under it beside the chosen setup's."""
+
+    #: Short name, e.g. "guest 1 VCPU".
+    name: str
+    #: Why it is an alternative and why it was not chosen (the evidence), in Markdown.
+    evidence: str
+    #: Rewrites one run's scenario data in place.
+    apply: Callable[[dict[str, Any]], None] = field(compare=False)
+
+
+@dataclass(frozen=True)
 class Experiment:
     """A published experiment as data (see the module's docstring)."""
 
@@ -266,6 +282,9 @@ class Experiment:
     #: explanation (quoted evidence). A flat sweep not listed here is reported as a setup
     #: defect (`vmsched.reproduce.binding`).
     flat_explained: Mapping[str, str] = field(default_factory=dict, compare=False)
+    #: Setups the paper leaves open that the experiment did not choose: run as sensitivity
+    #: cases (quick grid, one seed) when the sensitivity table is made.
+    alternatives: tuple[Alternative, ...] = field(default=(), compare=False)
 
     def runs(self, quick: bool) -> list[Run]:
         return self.grid(self.quick if quick else self.full)

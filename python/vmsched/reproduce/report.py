@@ -401,7 +401,7 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
     rows = [
         [
             r.variant,
-            f"×{r.factor:g}",
+            "setup" if r.alternative else f"×{r.factor:g}",
             f"{r.reproduced} of {r.judged}",
             ", ".join(r.flipped) if r.flipped else "all hold",
         ]
@@ -412,6 +412,33 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
         Text(f"All verdicts hold under {held} of the {len(table.rows)} variations."),
         TableBlock(["estimate", "factor", "reproduced", "verdicts that flip"], rows, "lrrl"),
     ]
+    alts = [r for r in table.rows if r.alternative]
+    if alts:
+        blocks += [
+            Heading(3, "Setups the paper leaves open: the alternatives"),
+            Text(
+                "Each setup the paper's text leaves open, other than the one chosen above "
+                "(see the decisions), run the same way (quick grid, one seed). The verdicts "
+                "and simulated numbers under it, beside the chosen setup's in the same quick "
+                f"grid ({table.baseline_reproduced} of {table.judged} reproduced there)."
+            ),
+        ]
+        for r in alts:
+            blocks.append(
+                Text(
+                    f"**{r.variant.removeprefix('setup: ')}** ({r.reproduced} of {r.judged} "
+                    f"reproduced). {r.evidence}"
+                )
+            )
+            blocks.append(
+                Bullets(
+                    [
+                        f"Claim {cid}: {'reproduced' if ok else 'not reproduced'} — {text}"
+                        for cid, ok, text in r.texts
+                    ],
+                    ["pass" if ok else "fail" for _, ok, _ in r.texts],
+                )
+            )
     return blocks
 
 

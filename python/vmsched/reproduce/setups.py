@@ -43,6 +43,28 @@ EXPLAINED_FROM = (
 CHERKASOVA_PROFILE = "cherkasova2007"
 THESIS_PROFILE = "thesis2015"
 
+#: iperf's receive window on the 2006 testbeds (Cherkasova et al. 2007 and the chapter that
+#: mirrors it), derived from the tool and the guest kernel, not from any result: iperf 2
+#: sets `SO_RCVBUF` only when given `-w`, and neither paper gives one, so the guest's
+#: Linux 2.6.16 (the kernel of the Xen 3.0.x trees) autotunes the receive buffer
+#: (`tcp_moderate_rcvbuf` = 1, on since 2.6.7) from `tcp_rmem[1]` = 87 380 bytes up to
+#: `tcp_rmem[2]` = 2 x 87 380 = 174 760 bytes (`net/ipv4/tcp.c`; sizing the maximum from
+#: memory came in 2.6.17). A bulk stream that outruns the window keeps growing it, so the
+#: stream runs at the maximum; `tcp-stream` takes the socket buffer as the window
+#: (`recv_socket_bytes`), as its default of 87 380 does.
+IPERF_RECV_SOCKET_BYTES = 174_760
+
+#: The connections the web server of those testbeds can hold (the web-server workload's
+#: `backlog`: from the SYN the guest's kernel answers to the close), derived from the
+#: server's and the kernel's code and shipped configuration, not from any result. Apache 2
+#: "multi-process" is the prefork MPM: each connection in service holds one server
+#: process, at most `MaxClients` = 150 (Apache 2.0's shipped httpd.conf); connections the
+#: kernel has established and no process has accepted yet wait in the listen queue, whose
+#: length is Apache's `ListenBacklog` (511 by default) capped by Linux's
+#: `net.core.somaxconn` = `SOMAXCONN` = 128 (Linux 2.6.16). A SYN arriving while both are
+#: full is dropped, which httperf counts as an error. 128 + 150 = 278.
+WEB_HELD_CONNECTIONS = 128 + 150
+
 
 #: The built-in schedulers' catalogue entries, read once: building a grid asks for them
 #: hundreds of times, and the catalogue (JSON from the core) takes milliseconds to read.

@@ -8,7 +8,7 @@
 //! (`adjust`, `sleep`/`wake` via `vcpu_sleep_nosync`/`vcpu_wake`, the
 //! migration protocol for a new affinity), never through a side door.
 
-use super::Simulation;
+use super::{Simulation, Timer};
 use crate::domain::{WorkItem, URGENT};
 use crate::error::SimError;
 use crate::ids::{DomId, VcpuId};
@@ -128,6 +128,7 @@ impl Simulation {
             vc.blocked = true;
             vc.woke_at = None;
             vc.work_gen = vc.work_gen.wrapping_add(1);
+            self.w.queue.cancel(Timer::Work(VcpuId(vi)));
             let stashed = vc.stashed.take();
             let mut urgent: Vec<WorkItem> = vc.irq.drain(..).collect();
             if let Some(item) = vc.item.take() {

@@ -147,6 +147,7 @@ impl Simulation {
                 switch::footprint_of(&d.workload, driver == Some(v.dom))
             }),
         );
+        let any_soft = vcpus.iter().any(|v| v.soft_mask != 0);
         let world = World {
             now: Time::ZERO,
             queue: EventQueue::default(),
@@ -156,6 +157,7 @@ impl Simulation {
             vcpus,
             doms,
             masks,
+            any_soft,
             sched_timers: Vec::new(),
             deferred: Vec::new(),
             guest_dirty: Vec::new(),

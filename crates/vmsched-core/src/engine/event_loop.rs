@@ -92,6 +92,13 @@ impl Simulation {
                 return Err(SimError::Internal(m));
             }
         }
+        if !self.finished {
+            // A stale work completion due by `until` that the queue took off
+            // would have been popped, moving the clock (see `queue`).
+            if let Some(g) = self.w.queue.passed_ghost(until) {
+                self.w.now = self.w.now.max(g);
+            }
+        }
         Ok(self.progress())
     }
 

@@ -9,7 +9,7 @@
 //! VCPUs, as a guest kernel's IPI to an idle VCPU would. A workload's
 //! `SCHEDOP_yield` reaches the scheduler's `yield_` hook here too.
 
-use super::{io, Event, Simulation, World};
+use super::{io, Event, Simulation, Timer, World};
 use crate::domain::{WorkItem, BACKEND, FOREVER, TAG_MASK, URGENT};
 use crate::ids::{DomId, VcpuId};
 use crate::rng::Rng;
@@ -39,6 +39,7 @@ impl World {
             }
             v.item = None;
             v.work_gen = v.work_gen.wrapping_add(1);
+            self.queue.cancel(Timer::Work(VcpuId(vi)));
             if let Some(p) = v.running_on {
                 // The guest halts: a local SCHEDOP_block on that PCPU.
                 v.blocked = true;
@@ -92,7 +93,10 @@ impl World {
         if item.remaining_ns != FOREVER {
             let at = vc.progress_from.after(item.remaining_ns);
             let gen = vc.work_gen;
+            // Replaces (takes off) the stale completion of earlier work, if pending.
             self.queue.push(at, Event::WorkDone { vcpu: v, gen });
+        } else {
+            self.queue.cancel(Timer::Work(v));
         }
         true
     }

@@ -7,7 +7,7 @@
 //! credit and wake-up granularity, scaled by the guest's CPUs), else at the
 //! guest's next scheduler tick. The preempted work resumes after it.
 
-use super::{Event, Simulation};
+use super::{Event, Simulation, Timer};
 use crate::domain::URGENT;
 use crate::ids::VcpuId;
 use crate::time::Time;
@@ -87,6 +87,7 @@ impl Simulation {
         let vc = &mut self.w.vcpus[v.idx()];
         vc.stashed = vc.item.take();
         vc.work_gen = vc.work_gen.wrapping_add(1);
+        self.w.queue.cancel(Timer::Work(v));
         if running {
             self.w.start_work(v);
         }

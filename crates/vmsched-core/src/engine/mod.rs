@@ -76,6 +76,12 @@ pub struct World {
     pub(crate) doms: Vec<Domain>,
     /// Affinity masks, shared by index (0 = all PCPUs).
     pub(crate) masks: Vec<CpuMask>,
+    /// Does any VCPU have a soft-affinity mask other than every PCPU? Soft
+    /// masks are set when the world is built and never change, so when this
+    /// is false no VCPU has a soft affinity for the whole run, and the
+    /// schedulers skip their soft-affinity balancing steps at once (they
+    /// would find nothing: Xen tests `has_soft_affinity` per VCPU).
+    pub(crate) any_soft: bool,
     /// Generation and home PCPU of each scheduler timer id.
     sched_timers: Vec<(u32, PcpuId)>,
     pub(crate) deferred: Vec<Deferred>,
@@ -234,14 +240,16 @@ impl Simulation {
         Progress {
             now: self.w.now,
             end: self.end,
-            events: self.events,
+            events: self.events(),
             finished: self.finished,
         }
     }
 
-    /// Events processed since measurement started.
+    /// Events processed since measurement started. Stale work completions
+    /// the queue took off unpopped are counted as the popped ones always
+    /// were ([`EventQueue::ghosts`]).
     pub fn events(&self) -> u64 {
-        self.events
+        self.events + self.w.queue.ghosts()
     }
 
     /// Events in the queue now (benchmarks compare the engine with a bare

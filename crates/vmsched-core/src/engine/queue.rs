@@ -9,19 +9,34 @@
 //! ticks), then SCHEDULE_SOFTIRQ ([`EventQueue::push_softirq`]), which Xen
 //! serves after TIMER_SOFTIRQ.
 //!
-//! Three kinds of event are timers with at most one live instance each (a
-//! PCPU's softirq and slice timer, a scheduler timer): arming one again
-//! makes the pending instance stale (its generation no longer matches), and
-//! so does cancelling it. The heap keeps
+//! Four kinds of event are timers with at most one live instance each (a
+//! PCPU's softirq and slice timer, a scheduler timer, a VCPU's work
+//! completion): arming one again makes the pending instance stale (its
+//! generation no longer matches), and so does cancelling it. The heap keeps
 //! each such timer's position, so that a timer armed again replaces its stale
 //! instance at once, and [`EventQueue::cancel`] removes it, as Xen's own
 //! `stop_timer` takes a timer off its heap: a cancelled timer is never popped.
 //! Removing an entry does not change the order of the others (keys are
 //! unique), so the run's events are exactly those of a queue that kept
-//! stale entries and dropped them when popped. (A running VCPU's work
-//! completion, [`Event::WorkDone`], is also cancelled by generation, but a
-//! stale one is counted in the run's `events` when popped, as it always
-//! was: taking it off would change `summary.json`, so it stays.)
+//! stale entries and dropped them when popped.
+//!
+//! One difference is visible: the run's `events` count has always included
+//! the stale work completions ([`Event::WorkDone`]) that were popped and
+//! dropped. So that the count stays what it was, the queue counts each work
+//! completion it removes unpopped that would have been popped while events
+//! were counted: after the warm-up's end (whose `events = 0` would have
+//! erased it otherwise) and before the run's end ([`EventQueue::ghosts`]).
+//! Keys are unique and totally ordered, so "would have been popped between
+//! the two" is a comparison of keys. The due times of removed work
+//! completions are also kept until a later event is popped
+//! ([`EventQueue::passed_ghost`]): a run stopped part-way at `until` has
+//! its clock at the last event popped, stale or not, as it always had.
+//!
+//! A pop leaves the root of the heap empty (a hole) rather than moving the
+//! last entry there at once: an event's handler usually queues an event of
+//! its own next (a periodic timer arming its next expiry), and that entry
+//! then goes straight into the root and sinks, one pass instead of a sink
+//! and a rise. The hole is filled before anything that needs a whole heap.
 
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::time::Time;
@@ -63,6 +78,8 @@ pub enum Timer {
     Slice(PcpuId),
     /// A scheduler timer, by id ([`Event::SchedTimer`]).
     Sched(u32),
+    /// A VCPU's work completion ([`Event::WorkDone`]).
+    Work(VcpuId),
 }
 
 impl Timer {
@@ -73,12 +90,19 @@ impl Timer {
             Timer::Softirq(p) => (0, p.0),
             Timer::Slice(p) => (1, p.0),
             Timer::Sched(id) => (2, id),
+            Timer::Work(v) => (WORK_DONE, v.0),
         }
     }
 }
 
 /// Event kinds below this are [`Timer`]s.
-const TIMER_KINDS: usize = 3;
+const TIMER_KINDS: usize = 4;
+/// The kind of [`Event::WorkDone`] (counted when removed unpopped).
+const WORK_DONE: usize = 3;
+/// The kinds of [`Event::WarmupEnd`] and [`Event::End`], whose keys bound
+/// the counted removals.
+const WARMUP_END: u64 = 6;
+const END: u64 = 10;
 
 /// A queued event in 24 bytes: its time, then one word holding the class
 /// (2 bits), the sequence number (58 bits) and the event's kind (4 bits),
@@ -164,18 +188,36 @@ impl Entry {
     fn before(&self, o: &Entry) -> bool {
         (self.time, self.word) < (o.time, o.word)
     }
+
+    /// Its key (due time, then class and sequence).
+    #[inline]
+    fn key(&self) -> (u64, u64) {
+        (self.time, self.word)
+    }
 }
 
 /// Deterministic priority queue of events.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     /// A binary min-heap: `heap[i]` is due no later than its children
-    /// `heap[2i + 1]` and `heap[2i + 2]`.
+    /// `heap[2i + 1]` and `heap[2i + 2]`. With `hole`, `heap[0]` holds
+    /// nothing (its two subtrees are heaps).
     heap: Vec<Entry>,
+    /// The root was popped and not refilled yet.
+    hole: bool,
     seq: u64,
     /// Per timer kind, per index: 1 + the heap position of its pending
     /// instance, 0 if none.
     at: [Vec<u32>; TIMER_KINDS],
+    /// Keys of the warm-up's end and of the run's end, once queued.
+    warmup_end: Option<(u64, u64)>,
+    run_end: Option<(u64, u64)>,
+    /// Work completions removed unpopped that would have been counted.
+    ghosts: u64,
+    /// Keys of those removed before the run's end was queued (decided when it is).
+    ghosts_pending: Vec<(u64, u64)>,
+    /// Due times of removed work completions not yet passed by a popped event.
+    ghost_times: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
 }
 
 impl EventQueue {
@@ -203,18 +245,51 @@ impl EventQueue {
         debug_assert!(self.seq < 1 << SEQ_BITS);
         let (kind, a, b) = ev.encode();
         if (kind as usize) < TIMER_KINDS {
+            let slots = &mut self.at[kind as usize];
+            if a as usize >= slots.len() {
+                slots.resize(a as usize + 1, 0);
+            }
             // Armed again: the pending instance is stale.
             self.remove_slot(kind as usize, a);
         }
         let word = (u64::from(class) << (SEQ_BITS + KIND_BITS)) | (self.seq << KIND_BITS) | kind;
-        let i = self.heap.len();
-        self.heap.push(Entry {
+        if kind == WARMUP_END {
+            self.warmup_end = Some((t.0, word));
+        } else if kind == END {
+            self.run_end = Some((t.0, word));
+            for g in std::mem::take(&mut self.ghosts_pending) {
+                self.count_ghost(g);
+            }
+        }
+        let e = Entry {
             time: t.0,
             word,
             a,
             b,
-        });
-        self.sift_up(i);
+        };
+        if self.hole {
+            // Into the popped root, then down to its place.
+            self.hole = false;
+            self.heap[0] = e;
+            self.sift_down(0);
+        } else {
+            let i = self.heap.len();
+            self.heap.push(e);
+            self.sift_up(i);
+        }
+    }
+
+    /// Fill the popped root, if empty, with the last entry (moved down to its place).
+    #[inline]
+    fn fill(&mut self) {
+        if self.hole {
+            self.hole = false;
+            let last = self.heap.pop().expect("the hole's slot");
+            if !self.heap.is_empty() {
+                self.heap[0] = last;
+                self.sift_down(0);
+            }
+        }
     }
 
     /// Take `timer`'s pending instance, if any, off the queue.
@@ -227,48 +302,112 @@ impl EventQueue {
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
+        self.fill();
         let top = *self.heap.first()?;
-        self.remove_at(0);
+        let kind = top.kind() as usize;
+        if kind < TIMER_KINDS {
+            self.at[kind][top.a as usize] = 0;
+        }
+        self.hole = true;
+        while matches!(self.ghost_times.peek(), Some(&std::cmp::Reverse(g)) if g <= top.time) {
+            self.ghost_times.pop();
+        }
         Some((Time(top.time), top.event()))
+    }
+
+    /// The latest due time, no later than `until`, of the work completions
+    /// removed unpopped since the last event popped: where the clock of a
+    /// queue that kept them would stand after popping everything due by
+    /// `until`, if that is later than the last event popped.
+    pub fn passed_ghost(&mut self, until: Time) -> Option<Time> {
+        let mut last = None;
+        while let Some(&std::cmp::Reverse(g)) = self.ghost_times.peek() {
+            if g > until.0 {
+                break;
+            }
+            self.ghost_times.pop();
+            last = Some(Time(g));
+        }
+        last
     }
 
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| Time(e.time))
+        if !self.hole {
+            return self.heap.first().map(|e| Time(e.time));
+        }
+        // The earlier of the hole's two children (each a heap's top).
+        let first = match (self.heap.get(1), self.heap.get(2)) {
+            (Some(l), Some(r)) if r.before(l) => r,
+            (Some(l), _) => l,
+            (None, _) => return None,
+        };
+        Some(Time(first.time))
+    }
+
+    /// Work completions taken off unpopped that a queue keeping them would
+    /// have popped (and the run counted) after the warm-up's end and before
+    /// the run's end: added to the run's `events`, they give the count a
+    /// queue that kept stale entries gave. Counted when removed, so while
+    /// the run is under way this may include some not yet due.
+    pub fn ghosts(&self) -> u64 {
+        self.ghosts
+    }
+
+    /// Count a removed work completion of key `k` if it would have been
+    /// counted (the run's end is queued).
+    fn count_ghost(&mut self, k: (u64, u64)) {
+        let end = self.run_end.expect("the run's end is queued");
+        let after_warmup = match self.warmup_end {
+            Some(w) => w < k,
+            None => true,
+        };
+        if k < end && after_warmup {
+            self.ghosts += 1;
+        }
     }
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - usize::from(self.hole)
     }
 
     /// No events pending?
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
-    /// Record where `heap[i]` now is, if it is a timer.
+    /// Record where `heap[i]` now is, if it is a timer (its slot exists:
+    /// [`EventQueue::push_with`] made it).
     #[inline]
     fn note(&mut self, i: usize) {
         let e = &self.heap[i];
         let kind = e.kind() as usize;
         if kind < TIMER_KINDS {
-            let slots = &mut self.at[kind];
-            let index = e.a as usize;
-            if index >= slots.len() {
-                slots.resize(index + 1, 0);
-            }
-            slots[index] = i as u32 + 1;
+            self.at[kind][e.a as usize] = i as u32 + 1;
         }
     }
 
     /// Remove the pending instance of timer (`kind`, `index`), if any.
     #[inline]
     fn remove_slot(&mut self, kind: usize, index: u32) {
-        if let Some(&pos) = self.at[kind].get(index as usize) {
-            if pos != 0 {
-                self.remove_at(pos as usize - 1);
+        if self.at[kind]
+            .get(index as usize)
+            .is_some_and(|&pos| pos != 0)
+        {
+            // Positions may move as the root is filled: read it after.
+            self.fill();
+            let pos = self.at[kind][index as usize] as usize - 1;
+            let k = self.heap[pos].key();
+            self.remove_at(pos);
+            if kind == WORK_DONE {
+                self.ghost_times.push(std::cmp::Reverse(k.0));
+                if self.run_end.is_some() {
+                    self.count_ghost(k);
+                } else {
+                    self.ghosts_pending.push(k);
+                }
             }
         }
     }
@@ -400,6 +539,7 @@ mod tests {
             Event::Softirq { pcpu, .. } => Some(Timer::Softirq(pcpu)),
             Event::SliceEnd { pcpu, .. } => Some(Timer::Slice(pcpu)),
             Event::SchedTimer { id, .. } => Some(Timer::Sched(id)),
+            Event::WorkDone { vcpu, .. } => Some(Timer::Work(vcpu)),
             _ => None,
         };
         for _ in 0..20_000 {
@@ -441,9 +581,10 @@ mod tests {
                 }
                 4 => {
                     let i = rand(5) as u32;
-                    let tm = match rand(3) {
+                    let tm = match rand(4) {
                         0 => Timer::Softirq(PcpuId(i)),
                         1 => Timer::Slice(PcpuId(i)),
+                        2 => Timer::Work(VcpuId(i)),
                         _ => Timer::Sched(i),
                     };
                     q.cancel(tm);
@@ -463,7 +604,8 @@ mod tests {
                             let g = match ev {
                                 Event::Softirq { gen, .. }
                                 | Event::SliceEnd { gen, .. }
-                                | Event::SchedTimer { gen, .. } => gen,
+                                | Event::SchedTimer { gen, .. }
+                                | Event::WorkDone { gen, .. } => gen,
                                 _ => unreachable!(),
                             };
                             live.get(&tm) != Some(&g)
@@ -475,8 +617,12 @@ mod tests {
                             break Some((Time(t), ev));
                         }
                     };
+                    let len = q.len();
+                    let peeked = q.peek_time();
                     let got = q.pop();
                     assert_eq!(got, want);
+                    assert_eq!(peeked, got.map(|(t, _)| t));
+                    assert_eq!(q.len(), len - usize::from(got.is_some()));
                     if let Some((t, _)) = got {
                         now = t.0;
                     }
@@ -484,6 +630,40 @@ mod tests {
             }
         }
         assert!(q.len() <= model.len());
+    }
+
+    /// A work completion taken off unpopped counts as an event exactly when
+    /// a queue keeping it would have popped it after the warm-up's end and
+    /// before the run's end; its due time still moves a clock stopped by it.
+    #[test]
+    fn removed_work_completions_count_between_warmup_and_end() {
+        let work = |v: u32, gen: u32| Event::WorkDone {
+            vcpu: VcpuId(v),
+            gen,
+        };
+        let mut q = EventQueue::default();
+        // Replaced before the run's end is queued: decided when it is.
+        q.push(Time(50), work(0, 1));
+        q.push(Time(60), work(0, 2)); // the first one goes (due 50: counted)
+        q.push(Time(10), Event::WarmupEnd);
+        q.push(Time(100), Event::End);
+        assert_eq!(q.ghosts(), 1);
+        q.push(Time(5), work(1, 1));
+        q.cancel(Timer::Work(VcpuId(1))); // due in the warm-up: not counted
+        q.push(Time(100), work(2, 1));
+        q.cancel(Timer::Work(VcpuId(2))); // due with the end, after it: not counted
+        q.push(Time(70), work(3, 1));
+        q.cancel(Timer::Work(VcpuId(3))); // counted
+        q.cancel(Timer::Work(VcpuId(3))); // nothing pending: nothing counted
+        assert_eq!(q.ghosts(), 2);
+        assert_eq!(q.pop(), Some((Time(10), Event::WarmupEnd)));
+        // The clock of a queue that kept them: the removed due at 50 and 70.
+        assert_eq!(q.passed_ghost(Time(55)), Some(Time(50)));
+        assert_eq!(q.passed_ghost(Time(55)), None);
+        assert_eq!(q.pop(), Some((Time(60), work(0, 2))));
+        assert_eq!(q.passed_ghost(Time(80)), Some(Time(70)));
+        assert_eq!(q.pop(), Some((Time(100), Event::End)));
+        assert_eq!(q.pop(), None);
     }
 
     #[test]

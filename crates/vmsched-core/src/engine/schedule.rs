@@ -13,7 +13,7 @@
 use super::{Event, Simulation, Timer};
 use crate::ids::{PcpuId, VcpuId};
 use crate::sched::{Deferred, SchedCtx};
-use crate::trace::SchedEvent;
+use crate::trace::{CounterEvent, SchedEvent};
 
 impl Simulation {
     /// Perform the operations hooks asked for, until none are left.
@@ -34,7 +34,7 @@ impl Simulation {
                     if vc.pause_count == 0 {
                         self.w.violation(format!(
                             "scheduler {} unpaused {} which was not paused",
-                            self.sched.name(),
+                            self.sched_name(),
                             self.w.vcpu_name(v)
                         ));
                         continue;
@@ -63,6 +63,14 @@ impl Simulation {
         }
     }
 
+    /// The scheduler's name for messages: its own, or the scenario's.
+    fn sched_name(&self) -> &str {
+        match self.sched.name() {
+            "" => &self.scenario.scheduler.name,
+            name => name,
+        }
+    }
+
     /// Xen's `sched_unit_migrate_finish`: pick, move, wake.
     fn finish_migration(&mut self, v: VcpuId) {
         let to = self.sched.pick_cpu(&mut SchedCtx::new(&mut self.w), v);
@@ -70,7 +78,7 @@ impl Simulation {
             let name = self.w.vcpu_name(v);
             self.w.violation(format!(
                 "scheduler {} placed {name} on pcpu {to}, outside its hard affinity",
-                self.sched.name()
+                self.sched_name()
             ));
         }
         self.sched.migrate(&mut SchedCtx::new(&mut self.w), v, to);
@@ -113,6 +121,11 @@ impl Simulation {
                 slice_ns: d.slice_ns,
                 vcpus: &self.w.vcpus,
             });
+            t.counters(&CounterEvent {
+                now,
+                pcpu: p,
+                counters: &self.sched.counters(),
+            });
         }
         let sched_ns = self.w.switch.take_sched_ns(p);
         if d.next != prev {
@@ -121,6 +134,7 @@ impl Simulation {
                 let vc = &mut self.w.vcpus[v.idx()];
                 vc.running_on = None;
                 vc.work_gen = vc.work_gen.wrapping_add(1);
+                self.w.queue.cancel(Timer::Work(v));
                 self.w.update_state(v);
             }
             self.w.pcpus[pi].current = d.next;
@@ -191,8 +205,8 @@ impl Simulation {
 
     fn check_decision(&mut self, p: PcpuId, prev: Option<VcpuId>, d: &crate::sched::Decision) {
         let Some(n) = d.next else { return };
-        let name = self.sched.name();
         if n.idx() >= self.w.vcpus.len() {
+            let name = self.sched_name().to_string();
             self.w.violation(format!(
                 "scheduler {name} chose vcpu id {n}, which does not exist"
             ));
@@ -217,6 +231,7 @@ impl Simulation {
             return;
         };
         let who = self.w.vcpu_name(n);
+        let name = self.sched_name().to_string();
         self.w
             .violation(format!("scheduler {name} chose {who} {problem}"));
     }

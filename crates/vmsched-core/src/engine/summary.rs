@@ -160,7 +160,7 @@ impl Simulation {
             "duration_s": self.scenario.run.duration_ns as f64 / NS_PER_S as f64,
             "warmup_s": self.scenario.run.warmup_ns as f64 / NS_PER_S as f64,
             "measured_s": elapsed as f64 / NS_PER_S as f64,
-            "events": self.events,
+            "events": self.events(),
             "wall_s": wall_s,
             "host": {
                 "pcpus": topo.npcpus(),

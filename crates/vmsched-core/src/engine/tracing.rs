@@ -1,10 +1,11 @@
 //! Tracing a run: installing a [`TraceSink`] at the start of measurement and
-//! finishing it. The two hooks themselves are in `schedule.rs` and
+//! finishing it (with the scheduler's counters as they are at the end). The two hooks themselves are in `schedule.rs` and
 //! `World::update_state` (mod.rs).
 
 use super::Simulation;
+use crate::ids::PcpuId;
 use crate::time::Time;
-use crate::trace::{TraceError, TraceSink, TraceStart};
+use crate::trace::{CounterEvent, TraceError, TraceSink, TraceStart};
 
 impl Simulation {
     /// Trace the run into `sink` (see [`crate::trace::to_files`]). Tracing
@@ -31,11 +32,20 @@ impl Simulation {
     /// place). A sink still waiting for the warm-up's end is started first,
     /// so its file holds only the header. `Ok` if no sink is set.
     pub fn finish_trace(&mut self) -> Result<(), TraceError> {
+        let header_only = self.trace_pending.is_some();
         if let Some(sink) = self.trace_pending.take() {
             self.start_trace(sink);
         }
         match self.w.trace.take() {
-            Some(sink) => sink.finish(),
+            Some(sink) if header_only => sink.finish(),
+            Some(mut sink) => {
+                sink.counters(&CounterEvent {
+                    now: self.w.now,
+                    pcpu: PcpuId(0),
+                    counters: &self.sched.counters(),
+                });
+                sink.finish()
+            }
             None => Ok(()),
         }
     }
@@ -74,6 +84,9 @@ impl Simulation {
             domains: &w.doms,
             vcpus: &w.vcpus,
             pcpus,
+            counters: crate::sched::find(&self.scenario.scheduler.name)
+                .map(|info| info.declared_counters().copied().collect())
+                .unwrap_or_default(),
         });
         self.w.trace = Some(sink);
     }

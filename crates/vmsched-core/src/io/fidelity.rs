@@ -146,5 +146,16 @@ pub fn vary_sum_ns(rng: &mut Rng, n: u64, mean_ns: u64, cv: f64) -> u64 {
     if cv <= 0.0 || mean_ns == 0 {
         return n * mean_ns;
     }
-    (0..n).map(|_| vary_ns(rng, mean_ns, cv)).sum()
+    // `vary_ns`'s arithmetic, with the parameters of the lognormal worked
+    // out once for the `n` draws (the same operations on the same values,
+    // so the same results bit for bit).
+    let s2 = (1.0 + cv * cv).ln();
+    let (sd, half) = (s2.sqrt(), s2 / 2.0);
+    let mean = mean_ns as f64;
+    (0..n)
+        .map(|_| {
+            let z = standard_normal(rng);
+            (mean * (sd * z - half).exp()).round() as u64
+        })
+        .sum()
 }

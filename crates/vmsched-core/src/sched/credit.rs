@@ -629,14 +629,21 @@ impl Credit {
         if yielding && i < q.len() {
             i += 1;
         }
-        self.pcpus[p.idx()].runq.insert(i, v);
+        let q = &mut self.pcpus[p.idx()].runq;
+        if i == q.len() {
+            q.push_back(v);
+        } else {
+            q.insert(i, v);
+        }
         self.um(v).on_runq = true;
         self.note_head(p);
     }
 
     fn runq_remove(&mut self, p: PcpuId, v: VcpuId) {
         let q = &mut self.pcpus[p.idx()].runq;
-        if let Some(i) = q.iter().position(|&x| x == v) {
+        if q.front() == Some(&v) {
+            q.pop_front();
+        } else if let Some(i) = q.iter().position(|&x| x == v) {
             q.remove(i);
         }
         let u = self.um(v);
@@ -790,6 +797,9 @@ impl Credit {
             return self.cpu_pick_old(ctx, v, commit);
         }
         let cur = ctx.processor(v);
+        if self.flat && !self.has_soft(ctx, v) {
+            return self.cpu_pick_flat_hard(ctx, cur, v);
+        }
         let topo = ctx.topology();
         let mut cpu = cur;
         let mut bias_owner: Option<PcpuId> = None;
@@ -859,6 +869,26 @@ impl Credit {
             }
         }
         cpu
+    }
+
+    /// [`Credit::cpu_pick`]'s hard-affinity step alone on a flat host (no
+    /// soft affinity to try first, no grouping loop, no idle bias to
+    /// commit): the same choice, without building the intermediate masks.
+    /// `cpu` is the VCPU's PCPU if its affinity allows it (else the next one
+    /// that does); it stays if it is (or would be, its queue being empty)
+    /// idle, and otherwise gives way to the next idle PCPU of the affinity.
+    #[inline]
+    fn cpu_pick_flat_hard(&self, ctx: &SchedCtx, cur: PcpuId, v: VcpuId) -> PcpuId {
+        let hard = ctx.hard_affinity(v);
+        let cpu = if hard.test(cur) {
+            cur
+        } else {
+            hard.cycle(cur).expect("affinity masks are non-empty")
+        };
+        if (cpu == cur && self.pcpus[cpu.idx()].runq.is_empty()) || self.idlers.test(cpu) {
+            return cpu;
+        }
+        hard.and(&self.idlers).cycle(cpu).unwrap_or(cpu)
     }
 
     /// `csched_cpu_pick` before 4.1: the VCPU's own PCPU always counts as
@@ -1104,6 +1134,11 @@ impl Credit {
         let nodes = topo.sockets;
         let per_node = topo.cores_per_socket * topo.threads_per_core;
         for step in [Step::Soft, Step::Hard] {
+            // With no soft affinity anywhere the soft step would scan every
+            // peer's queue and take nothing (each VCPU fails `has_soft`).
+            if step == Step::Soft && !(self.b.soft_affinity && ctx.any_soft_affinity()) {
+                continue;
+            }
             let node = topo.socket_of(cpu);
             let mut peer_node = node;
             loop {

@@ -127,6 +127,9 @@ macro_rules! forward_hooks {
 }
 
 pub mod placement;
+pub mod runq;
+
+pub use runq::RunQueues;
 
 use crate::cpumask::CpuMask;
 use crate::domain::Vcpu;
@@ -157,10 +160,37 @@ impl Decision {
     };
 }
 
+/// Default turn of [`Scheduler::slice_ns`]: 10 ms (Xen 2.0's round-robin's).
+pub const DEFAULT_SLICE_NS: u64 = 10_000_000;
+
 /// A VM scheduler. See the module documentation for the contract.
+///
+/// Every hook has a default body. A scheduler that keeps its runnable VCPUs
+/// in per-PCPU FIFOs returns them from [`Scheduler::run_queues`], and the
+/// defaults of `insert_vcpu`, `remove_vcpu`, `wake`, `sleep`, `do_schedule`
+/// and `migrate` run it as a round-robin ([`runq`] says exactly how): it
+/// writes only the hooks where it differs, and [`Scheduler::slice_ns`] for
+/// the length of a turn. A scheduler with its own queues (every built-in
+/// but the simplest) writes `wake`, `sleep` and `do_schedule` itself; their
+/// defaults stop the run, naming the hook, if it has neither.
 pub trait Scheduler: Send {
-    /// The registry name (`credit`, `credit2`, ...).
-    fn name(&self) -> &'static str;
+    /// The name it is registered under, for messages. Default: empty, and
+    /// messages use the name the scenario gives it.
+    fn name(&self) -> &'static str {
+        ""
+    }
+
+    /// The scheduler's per-PCPU FIFOs, if it keeps its runnable VCPUs in
+    /// [`RunQueues`]: the default hooks then work on them. Default: none.
+    fn run_queues(&mut self) -> Option<&mut RunQueues> {
+        None
+    }
+
+    /// The slice the default `do_schedule` gives `v` (ns). Default:
+    /// [`DEFAULT_SLICE_NS`].
+    fn slice_ns(&self, _v: VcpuId) -> u64 {
+        DEFAULT_SLICE_NS
+    }
 
     /// The host is built: `ctx.npcpus()` PCPUs exist. Arm periodic timers here.
     fn init(&mut self, _ctx: &mut SchedCtx) {}
@@ -170,32 +200,64 @@ pub trait Scheduler: Send {
 
     /// A VCPU joins. Its `processor` holds the engine's initial placement; the
     /// scheduler may change it with [`SchedCtx::set_processor`]. It is not
-    /// runnable yet (it is woken when its guest gets work).
-    fn insert_vcpu(&mut self, _ctx: &mut SchedCtx, _v: VcpuId) {}
+    /// runnable yet (it is woken when its guest gets work). Default: with
+    /// [`RunQueues`], the least loaded PCPU of its hard affinity
+    /// ([`RunQueues::place`]); without, the engine's placement.
+    fn insert_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+        if let Some(q) = self.run_queues() {
+            q.place(ctx, v);
+        }
+    }
 
     /// A VCPU leaves the scheduler (its domain is destroyed). It is neither
     /// running nor runnable. Hot-unplug (`xl vcpu-set`) does not remove a
     /// VCPU: as in Xen it stays inserted and the scheduler hears `sleep`.
-    fn remove_vcpu(&mut self, _ctx: &mut SchedCtx, _v: VcpuId) {}
+    /// Default: with [`RunQueues`], [`RunQueues::forget`].
+    fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+        if let Some(q) = self.run_queues() {
+            q.forget(ctx, v);
+        }
+    }
 
     /// `v` became runnable. May be called while `v` is still running (Xen
     /// calls wake regardless); a scheduler checks and returns early.
-    fn wake(&mut self, ctx: &mut SchedCtx, v: VcpuId);
+    /// Default: [`RunQueues::wake`].
+    fn wake(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+        match self.run_queues() {
+            Some(q) => q.wake(ctx, v),
+            None => ctx.fail(no_queues(self.name(), "wake")),
+        }
+    }
 
     /// `v` stopped being runnable for a reason other than blocking (pause,
     /// parking, migration, going offline). If it is running, tickle its
     /// PCPU; if queued, dequeue it. For `xl pause` and hotplug the engine
     /// calls it, as Xen's `vcpu_sleep_nosync` does, whenever `v` is not
     /// runnable after the change, even if it already was not (blocked or
-    /// paused): it must then do nothing harmful.
-    fn sleep(&mut self, ctx: &mut SchedCtx, v: VcpuId);
+    /// paused): it must then do nothing harmful. Default: [`RunQueues::sleep`].
+    fn sleep(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
+        match self.run_queues() {
+            Some(q) => q.sleep(ctx, v),
+            None => ctx.fail(no_queues(self.name(), "sleep")),
+        }
+    }
 
     /// The running VCPU `v` yields; a `do_schedule` on its PCPU follows at once.
     fn yield_(&mut self, _ctx: &mut SchedCtx, _v: VcpuId) {}
 
     /// PCPU `pcpu` must choose. `ctx.current(pcpu)` is the previous VCPU
     /// (`None` if idle); `ctx.is_runnable(prev)` tells whether it may continue.
-    fn do_schedule(&mut self, ctx: &mut SchedCtx, pcpu: PcpuId) -> Decision;
+    /// Default: [`RunQueues::next`] for [`Scheduler::slice_ns`].
+    fn do_schedule(&mut self, ctx: &mut SchedCtx, pcpu: PcpuId) -> Decision {
+        let next = match self.run_queues() {
+            Some(q) => q.next(ctx, pcpu),
+            None => {
+                ctx.fail(no_queues(self.name(), "do_schedule"));
+                return Decision::IDLE;
+            }
+        };
+        RunQueues::decision(next, next.map_or(0, |v| self.slice_ns(v)))
+    }
 
     /// `v` has been switched off its PCPU.
     fn context_saved(&mut self, _ctx: &mut SchedCtx, _v: VcpuId) {}
@@ -207,8 +269,12 @@ pub trait Scheduler: Send {
     }
 
     /// Move `v`'s bookkeeping to `to` (after `pick_cpu`, during a migration).
+    /// Default: [`RunQueues::moved`] with [`RunQueues`], else set its processor.
     fn migrate(&mut self, ctx: &mut SchedCtx, v: VcpuId, to: PcpuId) {
-        ctx.set_processor(v, to);
+        match self.run_queues() {
+            Some(q) => q.moved(ctx, v, to),
+            None => ctx.set_processor(v, to),
+        }
     }
 
     /// A timer armed with [`SchedCtx::arm_timer`] fired.
@@ -238,6 +304,19 @@ pub trait Scheduler: Send {
     fn state(&self, _ctx: &SchedCtx) -> SchedState {
         SchedState::default()
     }
+}
+
+/// Why a default hook cannot run: the scheduler keeps no [`RunQueues`]
+/// and does not write the hook.
+fn no_queues(name: &str, hook: &str) -> String {
+    let who = if name.is_empty() {
+        "the scheduler".to_string()
+    } else {
+        format!("scheduler {name}")
+    };
+    format!(
+        "{who} writes no {hook} hook and keeps no run queues (Scheduler::run_queues); expected one of the two"
+    )
 }
 
 /// A scheduler's state as data ([`Scheduler::state`]): scheduler-wide
@@ -462,11 +541,21 @@ impl<'a> SchedCtx<'a> {
         &self.w.masks[self.vcpu(v).soft_mask as usize]
     }
 
+    /// May any VCPU have a soft affinity? When false, [`Self::has_soft_affinity`]
+    /// is false for every VCPU for the whole run (soft masks never change
+    /// after the world is built), and a scheduler may skip a soft-affinity
+    /// balancing step without looking at any VCPU: the step would find nothing.
+    #[inline]
+    pub fn any_soft_affinity(&self) -> bool {
+        self.w.any_soft
+    }
+
     /// Xen's "has soft affinity": soft affinity is effective (it restricts hard
     /// affinity and intersects it) and does not cover every PCPU.
+    #[inline]
     pub fn has_soft_affinity(&self, v: VcpuId) -> bool {
         // Mask 0 is every PCPU: a soft affinity that covers the host is not effective.
-        if self.vcpu(v).soft_mask == 0 {
+        if !self.w.any_soft || self.vcpu(v).soft_mask == 0 {
             return false;
         }
         let hard = self.hard_affinity(v);

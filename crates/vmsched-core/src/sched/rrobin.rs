@@ -16,12 +16,15 @@
 //! Hooks: `init`, `insert_vcpu` (Xen 2.0 placement), `remove_vcpu`, `wake`,
 //! `sleep`, `do_schedule`, `migrate`, `adjust_global`; the others keep the
 //! trait's defaults (`pick_cpu`: stay if allowed). The registration block
-//! at the end says everything else about it.
+//! at the end says everything else about it. It does not use the trait's
+//! default round-robin ([`super::RunQueues`]), which the tutorial's
+//! schedulers use: Xen 2.0's differs in placement, wakers to the head and
+//! the running VCPU kept at its queue's head (`docs/schedulers/rrobin.md`).
 
 use super::placement::{CreationRule, PinRule, Placer};
 use super::{Decision, SchedCtx, Scheduler, SchedulerInfo};
 use crate::ids::{PcpuId, VcpuId};
-use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
+use crate::params::{ParamSpec, Params};
 use std::collections::VecDeque;
 
 /// Default slice.
@@ -49,10 +52,6 @@ impl RoundRobin {
 }
 
 impl Scheduler for RoundRobin {
-    fn name(&self) -> &'static str {
-        INFO.name
-    }
-
     fn init(&mut self, ctx: &mut SchedCtx) {
         self.runqs = vec![VecDeque::new(); ctx.npcpus()];
         self.placer = Placer::new(ctx.npcpus());
@@ -130,19 +129,11 @@ impl Scheduler for RoundRobin {
 
 // ----- registration ------------------------------------------------------------------
 
-const PARAMS: &[ParamSpec] = &[ParamSpec {
-    name: "rr_slice",
-    unit: "ns",
-    // Xen keeps the slice in a signed 32-bit field when arming the timer;
-    // below 1 us a PCPU would do nothing but reschedule.
-    kind: ParamKind::Int {
-        min: 1_000,
-        max: i32::MAX as i64,
-    },
-    default: Default::Int(RR_SLICE_NS),
-    scope: ParamScope::Global,
-    doc: "Fixed time slice (xm rrobin SLICE).",
-}];
+// Xen keeps the slice in a signed 32-bit field when arming the timer;
+// below 1 us a PCPU would do nothing but reschedule.
+const PARAMS: &[ParamSpec] = &[ParamSpec::int("rr_slice", RR_SLICE_NS, 1_000, i32::MAX as i64)
+    .unit("ns")
+    .doc("Fixed time slice (xm rrobin SLICE).")];
 
 /// The registry entry: no caps, no shares, no checks beyond the parameter's range.
 pub const INFO: SchedulerInfo =

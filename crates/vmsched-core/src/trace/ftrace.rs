@@ -17,7 +17,8 @@
 //! `sched_wakeup` (which older tools read), as Linux does with both events on.
 
 use super::{
-    vcpu_comms, vcpu_pid, Output, RunstateEvent, SchedEvent, TraceError, TraceSink, TraceStart,
+    vcpu_comms, vcpu_pid, CounterEvent, Output, RunstateEvent, SchedEvent, TraceError, TraceSink,
+    TraceStart,
 };
 use crate::domain::{RunState, Vcpu};
 use crate::ids::{PcpuId, VcpuId};
@@ -28,6 +29,9 @@ use std::io;
 pub const FLAGS: &str = "d..2";
 /// The priority of every task (a nice-0 Linux task).
 pub const PRIO: &str = "120";
+/// The process the scheduler's counters belong to (`C|1|...`): Perfetto
+/// shows them as counter tracks of process 1, which no VCPU is.
+pub const COUNTER_PID: u32 = 1;
 
 /// What `prev_state` says about a VCPU switched out now, from the state it
 /// goes to:
@@ -101,6 +105,10 @@ pub struct Ftrace<O: Output> {
     current: Vec<Option<VcpuId>>,
     line: Vec<u8>,
     lines: u64,
+    /// The scheduler's name, prefix of its counters' names.
+    scheduler: String,
+    /// Each counter's value as last written.
+    counters: Vec<Option<u64>>,
 }
 
 impl<O: Output> Ftrace<O> {
@@ -113,6 +121,8 @@ impl<O: Output> Ftrace<O> {
             current: Vec::new(),
             line: Vec::with_capacity(256),
             lines: 0,
+            scheduler: String::new(),
+            counters: Vec::new(),
         }
     }
 
@@ -173,7 +183,44 @@ impl<O: Output> Ftrace<O> {
 ",
             start.scheduler
         );
-        self.out.write_all(header.as_bytes())
+        let mut counters = String::new();
+        for (name, what) in &start.counters {
+            counters += &format!(
+                "# counter {}.{name} (tracing_mark_write: C|{COUNTER_PID}|{}.{name}|VALUE): {what}\n",
+                start.scheduler, start.scheduler
+            );
+        }
+        let (top, rest) = header.split_at(header.find("#\n#    ").unwrap_or(header.len()));
+        self.out.write_all(top.as_bytes())?;
+        self.out.write_all(counters.as_bytes())?;
+        self.out.write_all(rest.as_bytes())
+    }
+
+    /// One `tracing_mark_write` counter line (Perfetto's `C|pid|name|value`)
+    /// per counter that changed since it was last written.
+    fn counter_lines(&mut self, ev: &CounterEvent<'_>) -> io::Result<()> {
+        if self.counters.len() < ev.counters.len() {
+            self.counters.resize(ev.counters.len(), None);
+        }
+        for (i, &(name, value)) in ev.counters.iter().enumerate() {
+            if self.counters[i] == Some(value) {
+                continue;
+            }
+            self.counters[i] = Some(value);
+            self.start_line(ev.pcpu, ev.now);
+            let mut line = std::mem::take(&mut self.line);
+            line.extend_from_slice(b"tracing_mark_write: C|");
+            push_decimal(&mut line, u64::from(COUNTER_PID), 1);
+            line.push(b'|');
+            line.extend_from_slice(self.scheduler.as_bytes());
+            line.push(b'.');
+            line.extend_from_slice(name.as_bytes());
+            line.push(b'|');
+            push_decimal(&mut line, value, 1);
+            self.line = line;
+            self.end_line()?;
+        }
+        Ok(())
     }
 
     fn switch(&mut self, ev: &SchedEvent<'_>) -> io::Result<()> {
@@ -247,7 +294,16 @@ impl<O: Output> TraceSink for Ftrace<O> {
             .map(|p| format!(" [{p:03}] {FLAGS} "))
             .collect();
         self.current = start.pcpus.iter().map(|&(v, _)| v).collect();
+        self.scheduler = start.scheduler.replace(['|', ' '], "_");
         let r = self.header(start);
+        self.keep(r);
+    }
+
+    fn counters(&mut self, ev: &CounterEvent<'_>) {
+        if self.err.is_some() {
+            return;
+        }
+        let r = self.counter_lines(ev);
         self.keep(r);
     }
 
@@ -300,6 +356,7 @@ mod tests {
             domains: sim.domains(),
             vcpus: &vcpus,
             pcpus: vec![(None, Time(0)), (Some(VcpuId(0)), Time(0))],
+            counters: vec![],
         });
         vcpus[0].running_on = Some(PcpuId(1));
         vcpus[0].blocked = true;

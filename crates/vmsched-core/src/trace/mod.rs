@@ -9,10 +9,11 @@
 //!
 //! The engine calls a [`TraceSink`] at two places only: each time a PCPU's
 //! scheduler has decided ([`TraceSink::schedule`]: a context switch, or the
-//! same VCPU, or idle, continuing), and each time a VCPU's run state changes
-//! ([`TraceSink::runstate`]). Everything a format records is derived from
-//! these two. With no sink installed the engine pays one test of an `Option`
-//! at each of the two places.
+//! same VCPU, or idle, continuing, followed by the scheduler's declared
+//! counters, [`TraceSink::counters`]), and each time a VCPU's run state
+//! changes ([`TraceSink::runstate`]). Everything a format records is derived
+//! from these. With no sink installed the engine pays one test of an
+//! `Option` at each of the two places.
 //!
 //! A sink writes through a `BufWriter` into a temporary file next to the
 //! final one ([`AtomicFile`]) and renames it when the trace is finished, so a
@@ -44,6 +45,21 @@ pub struct TraceStart<'a> {
     pub vcpus: &'a [Vcpu],
     /// For each PCPU: the VCPU it runs (`None` = idle) and since when.
     pub pcpus: Vec<(Option<VcpuId>, Time)>,
+    /// The counters the scheduler declares in its registration (name,
+    /// what it counts), in its order.
+    pub counters: Vec<(&'static str, &'static str)>,
+}
+
+/// The scheduler's counters ([`crate::sched::Scheduler::counters`]) as they
+/// are after a decision of `pcpu`, or at the end of the trace: every
+/// counter, cumulative since the start of the run, as the summary's
+/// `scheduler_counters` gives them at the end. A sink writes those that
+/// changed since it last wrote them (all of them the first time).
+pub struct CounterEvent<'a> {
+    pub now: Time,
+    pub pcpu: PcpuId,
+    /// (name, value), in the scheduler's order.
+    pub counters: &'a [(&'static str, u64)],
 }
 
 /// A PCPU's scheduler has decided: `prev` → `next` (a context switch), or
@@ -104,6 +120,9 @@ pub trait TraceSink: Send {
     fn schedule(&mut self, ev: &SchedEvent<'_>);
     /// A VCPU's run state changed (see [`RunstateEvent`]).
     fn runstate(&mut self, ev: &RunstateEvent<'_>);
+    /// The scheduler's counters after a decision, and once more when the
+    /// trace ends (see [`CounterEvent`]). Default: not recorded.
+    fn counters(&mut self, _ev: &CounterEvent<'_>) {}
     /// Tracing ends: write what is left and make the output whole (for files:
     /// flush and rename into place), or report the first error, in which case
     /// the output is removed.
@@ -152,6 +171,11 @@ impl TraceSink for Tee {
     fn runstate(&mut self, ev: &RunstateEvent<'_>) {
         for s in &mut self.0 {
             s.runstate(ev);
+        }
+    }
+    fn counters(&mut self, ev: &CounterEvent<'_>) {
+        for s in &mut self.0 {
+            s.counters(ev);
         }
     }
     /// Finishes every sink (each file is whole or absent on its own) and

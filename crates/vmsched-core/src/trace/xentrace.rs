@@ -21,7 +21,7 @@
 //! idle VCPU of PCPU `n` is domain [`IDLE_DOMID`], VCPU `n`, as in Xen.
 //! `docs/trace.md` lists the records written for each event.
 
-use super::{Output, RunstateEvent, SchedEvent, TraceError, TraceSink, TraceStart};
+use super::{CounterEvent, Output, RunstateEvent, SchedEvent, TraceError, TraceSink, TraceStart};
 use crate::domain::{RunState, Vcpu};
 use crate::ids::{PcpuId, VcpuId};
 use crate::time::Time;
@@ -58,6 +58,11 @@ pub const TRC_SCHED_SWITCH_INFCONT: u32 = 0x0002_8011;
 pub const IDLE_DOMID: u32 = 0x7fff;
 /// A duration too long for a 32-bit ns word, or no slice (Xen's `-1`).
 pub const NO_TIME: u32 = u32::MAX;
+/// The scheduler's counters: Xen's scheduler-specific class
+/// (`TRC_SCHED_CLASS`, `0x00022000`) with scheduler id 7, which no Xen
+/// scheduler uses (Credit 0, Credit2 1, ARINC 653 3, RTDS 4, null 5), plus
+/// the counter's position in the scheduler's declaration (0–511).
+pub const TRC_VMSCHED_COUNTER: u32 = 0x0002_2000 | 7 << 9;
 /// The largest window written before a new one starts.
 pub const WINDOW_BYTES: usize = 32 * 1024;
 
@@ -87,6 +92,8 @@ pub struct Xentrace<O: Output> {
     idle_running: Vec<Time>,
     idle_waiting: Vec<Time>,
     records: u64,
+    /// Each counter's value as last recorded.
+    counters: Vec<Option<u64>>,
 }
 
 impl<O: Output> Xentrace<O> {
@@ -99,6 +106,7 @@ impl<O: Output> Xentrace<O> {
             idle_running: Vec::new(),
             idle_waiting: Vec::new(),
             records: 0,
+            counters: Vec::new(),
         }
     }
 
@@ -167,6 +175,19 @@ impl<O: Output> TraceSink for Xentrace<O> {
         self.idle_waiting = self.idle_running.clone();
         for d in 0..start.domains.len() {
             self.record(PcpuId(0), start.now, TRC_SCHED_DOM_ADD, &[d as u32]);
+        }
+    }
+
+    fn counters(&mut self, ev: &CounterEvent<'_>) {
+        if self.counters.len() < ev.counters.len() {
+            self.counters.resize(ev.counters.len(), None);
+        }
+        for (i, &(_, value)) in ev.counters.iter().enumerate().take(512) {
+            if self.counters[i] != Some(value) && self.err.is_none() {
+                self.counters[i] = Some(value);
+                let words = [value as u32, (value >> 32) as u32];
+                self.record(ev.pcpu, ev.now, TRC_VMSCHED_COUNTER + i as u32, &words);
+            }
         }
     }
 

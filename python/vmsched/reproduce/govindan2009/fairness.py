@@ -19,7 +19,7 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
 from vmsched.reproduce.govindan2009.measures import (
     cpu_pct,
     hog_metrics,
@@ -29,12 +29,11 @@ from vmsched.reproduce.govindan2009.measures import (
 from vmsched.reproduce.govindan2009.setups import (
     COMM,
     COMMON_DECISIONS,
-    HOG_SLICE_MS,
     PAPER,
-    PERIOD_MS,
     SEDF,
     SHORT_FULL,
     STREAM_QUICK,
+    TPCW_HOG_SLICE_MS,
     UNITS,
     dom0,
     hogs,
@@ -54,7 +53,7 @@ def _fairness_grid(timing: Timing) -> list[Run]:
         params = {"setup": "streaming"}
         runs.append(Run(sched, params, stream_host(timing, sched, params, FAIRNESS_ID)))
         params = {"setup": "tpcw"}
-        doms = [dom0(), *tiers(), *hogs(5)]
+        doms = [dom0(), *tiers(), *hogs(5, TPCW_HOG_SLICE_MS)]
         runs.append(
             Run(
                 sched, params, one_host(timing, sched, doms, run_source(FAIRNESS_ID, sched, params))
@@ -66,7 +65,7 @@ def _fairness_grid(timing: Timing) -> list[Run]:
 def _fairness_measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
     out = {
         **hog_metrics(s),
-        "hog_reservation_pct": 100 * HOG_SLICE_MS / PERIOD_MS,
+        "hog_reservation_pct": hog_reservation_pct(run),
         "dom0_cpu_pct": cpu_pct(s, "dom0"),
     }
     if run.params["setup"] == "streaming":
@@ -77,17 +76,30 @@ def _fairness_measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+def hog_reservation_pct(run: Run) -> float:
+    """The CPU-bound neighbours' reservation in the run's scenario (slice/period, in %):
+    the same for all of them."""
+    shares = {
+        100 * float(d["sched"]["slice"]) / float(d["sched"]["period"])
+        for d in run.scenario.data.get("domain", [])
+        if d.get("workload", {}).get("kind") == "cpu-hog"
+    }
+    if len(shares) != 1:
+        raise ValueError(f"expected one neighbour reservation in {run.key}, found {shares}")
+    return shares.pop()
+
+
 def _claim_13(t: Table) -> Verdict:
-    res = 100 * HOG_SLICE_MS / PERIOD_MS
     parts, ok = [], True
     for setup in ("streaming", "tpcw"):
         for sched in (SEDF, COMM):
             low = t.get(sched, "hog_min_cpu_pct", setup=setup)
+            res = t.get(sched, "hog_reservation_pct", setup=setup)
             ok = ok and low >= res * (1 - 0.005)
-            parts.append(f"{setup} {label(sched, {})} {num(low)} %")
+            parts.append(f"{setup} {label(sched, {})} {num(low)} % (reservation {num(res)} %)")
     return ok, (
-        f"the least CPU any CPU-bound domain got (required: at least its reservation, "
-        f"{num(res)} %, under both schedulers): " + "; ".join(parts) + "."
+        "the least CPU any CPU-bound domain got (required: at least its reservation, "
+        "under both schedulers): " + "; ".join(parts) + "."
     )
 
 
@@ -101,7 +113,8 @@ FAIRNESS = Experiment(
         "domains) and the consolidated TPC-W setup (Dom0, both tiers, five CPU-bound "
         "domains), one PCPU, 5 minutes each, under default SEDF and the comm-aware SEDF: "
         "4 runs. Metrics: each CPU-bound domain's CPU, their total and least, against "
-        "their reservation (0.625 %); the applications' and Dom0's CPU."
+        "their reservation (2.59 % beside the media server, 0.45 % beside TPC-W); the "
+        "applications' and Dom0's CPU."
     ),
     decisions=(
         *COMMON_DECISIONS,
@@ -138,6 +151,7 @@ FAIRNESS = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
     note="Fig. 10 and Table 3 are kept for independent validation: "
     "no published numbers are compared; the mechanism claim 13 is checked.",
 )

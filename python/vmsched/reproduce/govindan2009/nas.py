@@ -24,7 +24,7 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
 from vmsched.reproduce.govindan2009.measures import (
     as_float,
     domains,
@@ -38,6 +38,7 @@ from vmsched.reproduce.govindan2009.setups import (
     LU_LONG_PERIOD_MS,
     LU_NEIGHBOURS,
     NAS_FULL,
+    NAS_HOG_SLICE_MS,
     NAS_HOSTS,
     NAS_QUICK,
     PAPER,
@@ -88,7 +89,7 @@ def _nas_grid(timing: Timing) -> list[Run]:
                 h: [
                     dom0(),
                     Dom(app, SP_SLICE_MS, _bsp(app, h, timing.quick)),
-                    *hogs(n),
+                    *hogs(n, NAS_HOG_SLICE_MS),
                 ]
                 for h in NAS_HOSTS
             }
@@ -267,4 +268,5 @@ NAS = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
 )

@@ -106,7 +106,7 @@ STREAMING = Experiment(
     ),
     decisions=(
         *COMMON_DECISIONS,
-        "The media server keeps its (3.5, 20) reservation, provisioned for 45 clients, "
+        "The media server keeps its (1.37, 20) reservation, provisioned for 45 clients, "
         "at every client count of Fig. 8d (the paper varies the load on a provisioned "
         "server).",
         "Client counts for Fig. 8d from 45 in steps of 15 up to 135 (45 and 90 with "
@@ -137,6 +137,15 @@ STREAMING = Experiment(
     label=label,
     note="Fig. 8's results are kept for independent validation: no "
     "published numbers or claims are compared here.",
+    flat_explained={
+        "buffer_mb": "The paper does not sweep the buffer: Fig. 8a-c use 8 MB and Fig. 8d 6 MB "
+        "('The client buffer size was kept at 6MB'). Its clients start 'consuming data only "
+        "when the buffer is filled' and are streamed 'at a constant rate', so once full a "
+        "buffer only drains while the server falls behind, and its size sets only how long "
+        "a shortfall it absorbs; at 45 clients no shortfall reaches one buffer's worth "
+        "under either scheduler (no underrun), so 6 and 8 MB give the same results there. "
+        "The buffer matters from the client count at which the server falls behind."
+    },
 )
 
 

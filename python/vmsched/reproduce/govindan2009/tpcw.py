@@ -24,7 +24,7 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
 from vmsched.reproduce.govindan2009.measures import (
     as_float,
     cpu_pct,
@@ -45,6 +45,7 @@ from vmsched.reproduce.govindan2009.setups import (
     SEDF,
     SLO_MS,
     TPCW_FULL,
+    TPCW_HOG_SLICE_MS,
     TPCW_QUICK,
     UNITS,
     cluster,
@@ -73,7 +74,7 @@ def _tpcw_grid(timing: Timing) -> list[Run]:
     runs.append(Run(SEDF, params, sc))
     for sched in TPCW_SCHEDULERS:
         params = {"setup": "consolidated"}
-        doms = [dom0(), *tiers(), *hogs(5)]
+        doms = [dom0(), *tiers(), *hogs(5, TPCW_HOG_SLICE_MS)]
         runs.append(
             Run(sched, params, one_host(timing, sched, doms, run_source(TPCW_ID, sched, params)))
         )
@@ -237,6 +238,7 @@ TPCW = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
 )
 
 
@@ -303,8 +305,9 @@ CONSOLIDATION = Experiment(
     ),
     decisions=(
         *COMMON_DECISIONS,
-        "Each neighbour reserves (0.125, 20) whatever their number, so the reservations "
-        "never exceed the CPU (eight fit beside the tiers).",
+        "Each neighbour reserves (0.056, 20) whatever their number, an eighth of what the "
+        "tiers' reservations leave of the guests' (5, 20), so the reservations never exceed "
+        "the CPU (eight fit beside the tiers).",
     ),
     units=UNITS,
     grid=_consolidation_grid,
@@ -340,4 +343,5 @@ CONSOLIDATION = Experiment(
         ),
     ),
     label=label,
+    explained_from=EXPLAINED_FROM,
 )

@@ -1,5 +1,6 @@
 //! Credit with dynamic weights (`credit-dynweight`), the proposal of the
-//! dynamic-weight Credit thesis chapter; literature digest §1.10, E003-2.
+//! dynamic-weight Credit thesis chapter (`docs/schedulers/credit-dynweight.md`;
+//! its evaluation is experiment E003-2 of `docs/reproduce-proposals.md`).
 //!
 //! Design. Credit, unchanged, whose domain weights are re-derived at run
 //! time so that each domain's share of the PCPUs tracks its demand: "VMs with

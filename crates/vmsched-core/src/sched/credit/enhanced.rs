@@ -1,5 +1,6 @@
 //! The Enhanced credit scheduler (`credit-enhanced`), proposed in the Xen
-//! scheduler thesis (2015); literature digest §1.7.
+//! scheduler thesis (2015): its rule and its `enhanced_schedule` pseudocode
+//! (`docs/schedulers/credit-enhanced.md`).
 //!
 //! Design. Credit's structure, unchanged: weights and caps, 30 ms accounting
 //! and slices, 10 ms ticks, BOOST on wake-up, per-PCPU run queues ordered
@@ -47,8 +48,8 @@
 //!    of current PCPU run queue": Credit's queue is already in priority
 //!    order, FIFO within a priority, so re-inserting changes nothing).
 //!
-//! The `max_credit` questions the thesis leaves open (digest §1.7
-//! "Unspecified", §1.13) and what vmsched decides:
+//! The `max_credit` questions the thesis leaves open (and where its text
+//! and its pseudocode disagree) and what vmsched decides:
 //!
 //! * As written, `max_credit` only grows (it is set to the credit of each
 //!   VCPU chosen) and is never reset, so after one well-funded pick every

@@ -1,5 +1,5 @@
-//! Mcredit2 (`mcredit2`), proposed by Kang & Lee 2018; literature digest
-//! §1.11, §2.5.
+//! Mcredit2 (`mcredit2`), proposed by Kang & Lee 2018 (its design section
+//! and its evaluation; `docs/schedulers/mcredit2.md`).
 //!
 //! Design. Credit2, unchanged, plus a temporary weight boost for the domain
 //! whose VCPUs keep running out of credit. "If the number of processors for
