@@ -18,12 +18,13 @@ import pytest
 import vmsched
 from conftest import REPO, vmsched_cmd
 
-#: Credit on 2 PCPUs after a 1 s warm-up: a capped hog (parked: D), a 2-VCPU
+#: Credit on 3 PCPUs after a 1 s warm-up: a capped hog (parked: D), a 2-VCPU
 #: hog paused for a while (T) and later one VCPU offline (P), a duty cycle
-#: that blocks (S) and wakes.
+#: that blocks (S) and wakes. The 2-VCPU hog has PCPUs 1 and 2 to itself, so
+#: the VCPU taken offline is running then (P); the others share PCPU 0.
 SCENARIO = """\
 [host]
-pcpus = 2
+pcpus = 3
 [scheduler]
 name = "credit"
 [run]
@@ -32,15 +33,18 @@ warmup_s = 1
 [[domain]]
 name = "vm1"
 cap = 50
+affinity = [0]
 [domain.workload]
 kind = "cpu-hog"
 [[domain]]
 name = "vm2"
 vcpus = 2
+affinity = [1, 2]
 [domain.workload]
 kind = "cpu-hog"
 [[domain]]
 name = "web"
+affinity = [0]
 [domain.workload]
 kind = "duty-cycle"
 util_pct = 20
@@ -64,7 +68,7 @@ vcpus_online = 2
 """
 
 WARMUP_S = 1
-PCPUS = 2
+PCPUS = 3
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +273,7 @@ def test_trace_xentrace_decodes_to_xens_records(traced):
         assert start_tsc <= tsc <= end_tsc
         assert tsc >= last.get(cpu, 0), "TSC goes back on a PCPU"
         last[cpu] = tsc
-    assert set(last) == {0, 1}
+    assert set(last) == set(range(PCPUS))
     first = [(e, p) for _, e, _, p in records[:3]]
     assert first == [(DOM_ADD, (0,)), (DOM_ADD, (1,)), (DOM_ADD, (2,))], "each domain first"
     to_vcpu = [p for _, e, _, p in records if e == SWITCH_ID and p[2] != IDLE_DOMID]

@@ -3,8 +3,9 @@
 //! `cargo run --release --example credit_scale -- [hog|duty] [SECONDS] [XEN_VERSION] [PCPUS...]`.
 //!
 //! Prints, per host: PCPUs busy at 30 ms (one accounting period) and at the
-//! end, domains that got no CPU in the first second, work steals, × real
-//! time and wall time per simulated PCPU-second.
+//! end, domains that got no CPU in the first second, when every domain had
+//! run (to the 100 ms; "-" if not by the end), work steals, × real time and
+//! wall time per simulated PCPU-second.
 use std::time::Instant;
 use vmsched_core::{Scenario, Simulation, Time};
 
@@ -43,12 +44,13 @@ fn main() {
         hosts = vec![2, 8, 32, 128, 512];
     }
     println!(
-        "{:>6} {:>7} {:>9} {:>9} {:>11} {:>9} {:>9} {:>10} {:>12}",
+        "{:>6} {:>7} {:>9} {:>9} {:>11} {:>10} {:>9} {:>9} {:>10} {:>12}",
         "pcpus",
         "domains",
         "busy@30ms",
         "busy@end",
         "idle-1s-dom",
+        "all-ran-s",
         "steals",
         "wall_s",
         "x_real",
@@ -60,22 +62,34 @@ fn main() {
         let mut sim = Simulation::new(&sc).expect("builds");
         sim.run_until(Time(30_000_000)).expect("runs");
         let busy30 = busy(&sim);
+        let waiting = |sim: &Simulation, t: Time| {
+            sim.vcpus()
+                .iter()
+                .filter(|v| v.state_ns_at(t)[0] == 0)
+                .count()
+        };
         sim.run_until(Time(1_000_000_000)).expect("runs");
-        let starved = sim
-            .vcpus()
-            .iter()
-            .filter(|v| v.state_ns_at(Time(1_000_000_000))[0] == 0)
-            .count();
+        let starved = waiting(&sim, Time(1_000_000_000));
+        let mut all_ran = (starved == 0).then_some(1.0);
+        let mut now = 1_000_000_000u64;
+        while all_ran.is_none() && now < (secs * 1e9) as u64 {
+            now += 100_000_000;
+            sim.run_until(Time(now)).expect("runs");
+            if waiting(&sim, Time(now)) == 0 {
+                all_ran = Some(now as f64 / 1e9);
+            }
+        }
         sim.run().expect("runs");
         let wall = t.elapsed().as_secs_f64();
         let s = sim.summary(wall);
         println!(
-            "{:>6} {:>7} {:>9} {:>9} {:>11} {:>9} {:>9.3} {:>10.1} {:>12.2}",
+            "{:>6} {:>7} {:>9} {:>9} {:>11} {:>10} {:>9} {:>9.3} {:>10.1} {:>12.2}",
             p,
             4 * p,
             busy30,
             busy(&sim),
             starved,
+            all_ran.map_or("-".to_string(), |t| format!("{t:.1}")),
             s["scheduler_counters"]["steals"],
             wall,
             secs / wall,

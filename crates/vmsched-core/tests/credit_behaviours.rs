@@ -69,6 +69,12 @@ fn c2_equal_hogs_alternate_in_30ms_slices() {
 /// C3: a waking UNDER VCPU is boosted; with an idle PCPU in the pool it
 /// does not preempt the running VCPU: the idle PCPU is tickled and steals it
 /// (C7: the waker is queued on its last PCPU, there is no placement at wake).
+/// The setup needs the waker to start on the hog's PCPU. Domains are created
+/// in the listed order (the toolstack's), so the waker comes first: it is
+/// created on PCPU 0 (the first, from 4.13) and, still blocked, leaves it
+/// idle, so the hog, pinned there, joins it. Listed the other way round, the
+/// hog would already be queued on PCPU 0 and Credit's placement at insert
+/// (4.8+) would put the waker on the idle PCPU 1, where nothing is tested.
 #[test]
 fn c3_c7_waker_goes_to_idle_pcpu_instead_of_preempting() {
     // The waker first wakes at 15 ms, when the hog is running, then every
@@ -77,10 +83,10 @@ fn c3_c7_waker_goes_to_idle_pcpu_instead_of_preempting() {
         "pcpus = 2",
         "",
         5.0,
-        &[("hog", "affinity = [0]", HOG), ("w", "", "kind = \"idle\"")],
+        &[("w", "", "kind = \"idle\""), ("hog", "affinity = [0]", HOG)],
     );
     let mut s = Simulation::new_with_workloads(&scenario(&toml), |i, _| {
-        (i == 1).then(|| {
+        (i == 0).then(|| {
             Box::new(TickEvader {
                 warm_ns: 0,
                 period_ns: ms(10),
@@ -91,6 +97,7 @@ fn c3_c7_waker_goes_to_idle_pcpu_instead_of_preempting() {
     })
     .unwrap();
     // The waker's VCPU is placed on PCPU 0 (the hog's, idle at placement).
+    assert_eq!(s.vcpus()[0].processor.0, 0);
     assert_eq!(s.vcpus()[1].processor.0, 0);
     s.run().unwrap();
     let r = s.summary(0.0);
@@ -101,7 +108,7 @@ fn c3_c7_waker_goes_to_idle_pcpu_instead_of_preempting() {
     );
     assert!(counter(&r, "steals") >= 1, "the idle PCPU stole the waker");
     assert_eq!(
-        s.vcpus()[1].processor.0,
+        s.vcpus()[0].processor.0,
         1,
         "the waker ran on the idle PCPU"
     );
@@ -283,7 +290,11 @@ fn c6_idle_pcpus_do_not_poll_but_did_before_3_3() {
 /// hogs share PCPU 0; PCPU 1 runs a hog pinned there. With a huge weight the
 /// pinned hog is always UNDER, so PCPU 1 never steals and the two stay on
 /// PCPU 0 (50 % each). With an equal weight it is OVER part of the time, its
-/// PCPU steals, and the three share both PCPUs.
+/// PCPU steals, and the three share both PCPUs. The pinned hog is created
+/// first (domains are created in the listed order), so from 4.8, when
+/// Credit places each new VCPU at insert on an idle PCPU if there is one, the
+/// two others find PCPU 1 busy and both start on PCPU 0; created last, it
+/// would find `b` already moved to the idle PCPU 1.
 #[test]
 fn c8_only_over_or_idle_pcpus_steal() {
     let doms = |w: u32| {
@@ -292,12 +303,15 @@ fn c8_only_over_or_idle_pcpus_steal() {
             "",
             10.0,
             &[
+                ("p", &format!("affinity = [1]\nweight = {w}"), HOG),
                 ("a", "affinity = [0, 1]", HOG),
                 ("b", "affinity = [0, 1]", HOG),
-                ("p", &format!("affinity = [1]\nweight = {w}"), HOG),
             ],
         )
     };
+    let sim0 = sim(&doms(65535));
+    let on: Vec<u32> = sim0.vcpus().iter().map(|v| v.processor.0).collect();
+    assert_eq!(on, [1, 0, 0], "p on PCPU 1, a and b on PCPU 0 at creation");
     let r = run(&doms(65535));
     assert_eq!(counter(&r, "steals"), 0);
     assert!((cpu_pct(&r, "a") - 50.0).abs() < 0.5 && (cpu_pct(&r, "b") - 50.0).abs() < 0.5);
@@ -591,9 +605,14 @@ fn version_weight_per_domain_before_4_1() {
 /// on its PCPU even when another PCPU is idle, and every idle PCPU is
 /// tickled too (which then steals the preempted VCPU). From 4.1 the waker is
 /// sent to the idle PCPU instead. Two PCPUs: a hog and a guest that first
-/// wakes at 35 ms (when the hog is UNDER) on the hog's PCPU. Before 4.1 a new
+/// wakes at 35 ms (when the hog is UNDER) on the hog's PCPU. The setup needs
+/// the two on one PCPU from creation, in every release. Before 4.8 a new
 /// domain's VCPU goes to the least-populated PCPU, so an idle two-VCPU domain
-/// pinned to PCPU 0 puts both on PCPU 1; from 4.1 both start on PCPU 0.
+/// pinned to PCPU 0 puts both on PCPU 1. From 4.8 Credit places a new VCPU
+/// at insert, staying on the PCPU it was created on (the first, from 4.13)
+/// while that one is idle: the waker, still blocked, is created before the
+/// hog (domains are created in the listed order) and leaves PCPU 0 idle, so
+/// the hog joins it there.
 #[test]
 fn version_old_tickle_preempts_despite_idle_pcpus() {
     let hog = |v: &str| {
@@ -603,12 +622,12 @@ fn version_old_tickle_preempts_despite_idle_pcpus() {
             0.5,
             &[
                 ("pad", "vcpus = 2\naffinity = [0]", "kind = \"idle\""),
-                ("hog", "", HOG),
                 ("w", "", "kind = \"idle\""),
+                ("hog", "", HOG),
             ],
         );
         let mut s = Simulation::new_with_workloads(&scenario(&toml), |i, _| {
-            (i == 2).then(|| {
+            (i == 1).then(|| {
                 Box::new(TickEvader {
                     warm_ns: 0,
                     period_ns: ms(20),
@@ -618,7 +637,7 @@ fn version_old_tickle_preempts_despite_idle_pcpus() {
             })
         })
         .unwrap();
-        let (hog, w) = (2usize, 3usize);
+        let (w, hog) = (2usize, 3usize);
         assert_eq!(s.vcpus()[hog].processor, s.vcpus()[w].processor, "xen {v}");
         s.run().unwrap();
         let r = s.summary(0.0);

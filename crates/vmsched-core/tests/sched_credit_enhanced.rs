@@ -100,18 +100,29 @@ fn a_waker_with_more_remaining_credit_supersedes_a_hog_queued_ahead() {
 }
 
 /// The pseudocode's migration rule: a VCPU left queued while another PCPU's
-/// run queue is empty goes there. Two hogs start together on 2 PCPUs, both
-/// placed on PCPU 0 (placement at insert sees an idle host). Credit leaves
-/// the second queued until PCPU 0's tick pushes the running one away (idle
-/// PCPUs do not poll): PCPU 1 stays idle for two ticks. Enhanced moves it to
-/// PCPU 1 at PCPU 0's first decision, one IPI later.
+/// run queue is empty goes there. Two guests on 2 PCPUs start blocked, so
+/// both are placed on PCPU 0 (Credit's placement at insert sees an idle
+/// host), and both turn into CPU hogs at the same instant, 1 ms: the first
+/// wake tickles PCPU 0 and so does the second (PCPU 0 is still running its
+/// idle VCPU), so both queue there. Credit leaves the second queued until
+/// PCPU 0's tick pushes the running one away (idle PCPUs do not poll): PCPU
+/// 1 stays idle for two ticks. Enhanced moves it to PCPU 1 at PCPU 0's
+/// first decision, one IPI later. (Hogs from t = 0 would not do: each domain
+/// is awake before the next is created, so the second would be placed on
+/// the idle PCPU 1.)
 #[test]
 fn a_queued_vcpu_moves_to_an_idle_pcpu_at_the_next_decision() {
     for sched in ["credit", "credit-enhanced"] {
-        let mut s = sim(&hogs(sched, "", 2, 2, 0.1));
-        s.run_until(at_ms(0.01)).unwrap();
+        let toml = hogs(sched, "", 2, 2, 0.1).replace(
+            "kind = \"cpu-hog\"",
+            "kind = \"transient\"\nschedule_s = [0.001]",
+        );
+        let mut s = sim(&toml);
+        let placed: Vec<u32> = s.vcpus().iter().map(|v| v.processor.0).collect();
+        assert_eq!(placed, [0, 0], "{sched}: both placed on PCPU 0");
+        s.run_until(at_ms(1.01)).unwrap();
         let at_start = running(&s);
-        s.run_until(at_ms(15.0)).unwrap();
+        s.run_until(at_ms(16.0)).unwrap();
         let at_15 = running(&s);
         s.run().unwrap();
         match sched {

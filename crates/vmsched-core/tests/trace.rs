@@ -14,12 +14,16 @@ use vmsched_core::Time;
 
 const S: u64 = 1_000_000_000;
 
-/// Credit on 2 PCPUs with a capped hog, a 2-VCPU hog and a duty cycle,
+/// Credit on 3 PCPUs with a capped hog, a 2-VCPU hog and a duty cycle,
 /// 1 s of warm-up; `vm2` is paused for a while and one of its VCPUs taken
-/// offline, and the cap parks `vm1` (prev_state T, P and D).
+/// offline, and the cap parks `vm1` (prev_state T, P and D). `vm2` has
+/// PCPUs 1 and 2 to itself, so both its VCPUs run all the time and the one
+/// taken offline is running then (prev_state P); `vm1` and `web` share
+/// PCPU 0. (The affinities pin the placement the test needs: with Xen
+/// 4.8+'s placement at creation the VCPU taken offline could be queued.)
 const SCENARIO: &str = r#"
 [host]
-pcpus = 2
+pcpus = 3
 [scheduler]
 name = "credit"
 [run]
@@ -28,15 +32,18 @@ warmup_s = 1
 [[domain]]
 name = "vm1"
 cap = 50
+affinity = [0]
 [domain.workload]
 kind = "cpu-hog"
 [[domain]]
 name = "vm2"
 vcpus = 2
+affinity = [1, 2]
 [domain.workload]
 kind = "cpu-hog"
 [[domain]]
 name = "web"
+affinity = [0]
 [domain.workload]
 kind = "duty-cycle"
 util_pct = 20

@@ -173,6 +173,7 @@ impl Simulation {
             }),
             trace: None,
             switch,
+            seed: scenario.run.seed,
         };
         let sched = sched.unwrap_or_else(|| info.build(&scenario.scheduler.params));
         let workloads = scenario
@@ -229,8 +230,13 @@ impl Simulation {
         Ok(sim)
     }
 
-    /// Create everything at t = 0, in Xen's order: PCPUs, then each domain and
-    /// its VCPUs (placed as `sched_select_initial_cpu` does), then the guests start.
+    /// Create everything at t = 0, in Xen's order: PCPUs, then each domain
+    /// in turn: its VCPUs (placed as `sched_select_initial_cpu` does, then by
+    /// the scheduler's insert hook), then its guest starts, before the next
+    /// domain is created. A toolstack builds and unpauses one domain
+    /// (`xl create`) before it creates the next, so a scheduler that places
+    /// a new VCPU by the load it sees (Credit from Xen 4.8) sees the domains
+    /// created before it already awake. No time passes in between.
     fn boot(&mut self) {
         for p in 0..self.w.pcpus.len() {
             self.w.pcpus[p].idle_since = Some(Time::ZERO);
@@ -253,15 +259,18 @@ impl Simulation {
                 }
                 .expect("affinity masks are non-empty");
                 self.w.vcpus[vi as usize].processor = initial;
-                prev = Some(initial);
                 self.sched.insert_vcpu(&mut SchedCtx::new(&mut self.w), v);
                 self.drain_deferred();
+                // VCPU i is created after VCPU i−1's PCPU as it is once the
+                // scheduler has placed it (`d->vcpu[i-1]->processor`).
+                prev = Some(self.w.vcpus[vi as usize].processor);
             }
+            // The toolstack (on no simulated PCPU) unpauses it: the guest boots.
+            self.w.local = None;
+            self.call_workload(dom, |wl, g, rng| wl.start(g, rng));
+            self.w.local = Some(PcpuId(0));
         }
         self.w.local = None;
-        for d in 0..self.w.doms.len() {
-            self.call_workload(DomId(d as u32), |wl, g, rng| wl.start(g, rng));
-        }
         let run = &self.scenario.run;
         if run.warmup_ns > 0 {
             self.w.queue.push(Time(run.warmup_ns), Event::WarmupEnd);

@@ -101,6 +101,8 @@ pub struct World {
     pub(crate) trace: Option<Box<dyn TraceSink>>,
     /// The indirect costs of switches and the scheduler's run time.
     pub(crate) switch: switch::SwitchModel,
+    /// The run's seed, for the scheduler's own random streams.
+    pub(crate) seed: u64,
 }
 
 impl World {

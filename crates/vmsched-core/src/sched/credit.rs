@@ -421,6 +421,9 @@ pub struct Credit {
     active_head: u32,
     /// Reused buffer for the VCPUs accounting walks (no allocation per period).
     scratch_units: Vec<VcpuId>,
+    /// Xen 4.8 – 4.12's `cpumask_any` at domain creation draws from this
+    /// stream (made at the first creation).
+    any_rng: Option<crate::rng::Rng>,
     /// Idle PCPUs that have not been tickled.
     idlers: CpuMask,
     /// PCPUs with `nr_runnable > 1`: the only ones work stealing looks at
@@ -473,6 +476,7 @@ impl Credit {
             pcpus: Vec::new(),
             active_head: NIL,
             scratch_units: Vec::new(),
+            any_rng: None,
             idlers: CpuMask::empty(),
             overloaded: CpuMask::empty(),
             steal_above_over: CpuMask::empty(),
@@ -962,6 +966,25 @@ impl Credit {
             }
         }
         best
+    }
+
+    /// Where Xen 4.8 – 4.12 creates a VCPU (`XEN_DOMCTL_max_vcpus`): VCPU 0
+    /// on `cpumask_any` of the pool's PCPUs, a PCPU drawn at random (here
+    /// from the run's seeded stream `credit:cpumask_any`, uniformly, where
+    /// Xen steps `get_random() % weight` PCPUs on from the first); VCPU i on
+    /// the PCPU after the one VCPU i−1 was placed on.
+    fn initial_cpu_any(&mut self, ctx: &SchedCtx, v: VcpuId) -> PcpuId {
+        let online = ctx.topology().all();
+        if ctx.vcpu_index(v) > 0 {
+            let prev = ctx.processor(VcpuId(v.0 - 1));
+            return online.cycle(prev).expect("a host has PCPUs");
+        }
+        let rng = self
+            .any_rng
+            .get_or_insert_with(|| ctx.rng("credit:cpumask_any"));
+        let k = rng.below(online.count() as u64) as usize;
+        let p = online.iter().nth(k).expect("k is below the count");
+        p
     }
 
     // ----- tickling ----------------------------------------------------------------
@@ -1539,6 +1562,18 @@ impl Scheduler for Credit {
             // `9f358ddd69` (15 Jul 2016, in 4.8).
             Self::initial_cpu_old(ctx, v)
         } else {
+            // From 4.8 `csched_vcpu_insert` moves the new VCPU with
+            // `csched_cpu_pick` from where it was created: until 4.12 VCPU 0
+            // at `cpumask_any` of the pool's PCPUs (domctl.c), from 4.13 at
+            // the first (`sched_select_initial_cpu`, which the engine does).
+            // Domain 0 is built by Xen itself with VCPU 0 on PCPU 0 (the
+            // engine's placement) in every release.
+            let d = ctx.domain_of(v);
+            let dom0 = d == DomId(0) && ctx.is_driver(d);
+            if self.version < Version::new(4, 13) && !dom0 {
+                let start = self.initial_cpu_any(ctx, v);
+                ctx.set_processor(v, start);
+            }
             self.pick_cpu(ctx, v)
         };
         ctx.set_processor(v, p);

@@ -396,6 +396,12 @@ impl<'a> SchedCtx<'a> {
         self.w.now
     }
 
+    /// The run's random stream for the scheduler's component `name` (seeded
+    /// from the run's seed, as every stream is: `crate::rng`).
+    pub fn rng(&self, name: &str) -> crate::rng::Rng {
+        crate::rng::Rng::new(self.w.seed, crate::rng::stream_key(name))
+    }
+
     /// Host topology.
     #[inline]
     pub fn topology(&self) -> &Topology {

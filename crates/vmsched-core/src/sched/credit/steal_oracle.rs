@@ -48,7 +48,10 @@ fn same_steals_as_the_full_scan_with_duty_cycles() {
         "xen_version = \"4.8\"",
         "xen_version = \"3.4\"",
     ] {
-        let steals = run("pcpus = 32", g, 2.0, &doms);
+        // 4 s: domains now start spread over the PCPUs (Credit 4.8+ places
+        // each at creation), so fewer steals happen early than when they
+        // all started queued on PCPU 0.
+        let steals = run("pcpus = 32", g, 4.0, &doms);
         assert!(steals > 100, "{g}: {steals} steals compared");
     }
 }
