@@ -151,54 +151,42 @@ def variants(exp: Experiment) -> list[Variant]:
         if any(exp.id.startswith(i) for i in ids)
     ]
     for kind, param in setup:
-        used = [
-            d["workload"].get(param)
-            for r in runs
-            for d in _domains(r.scenario.data)
-            if isinstance(d.get("workload"), dict) and d["workload"].get("kind") == kind
-        ]
-        if not used or not any(isinstance(v, int | float) and v > 0 for v in used):
-            continue
-        for f in FACTORS:
-
-            def apply(
-                data: dict[str, Any], f: float = f, kind: str = kind, param: str = param
-            ) -> None:
-                for d in _domains(data):
-                    w = d.get("workload")
-                    if isinstance(w, dict) and w.get("kind") == kind and w.get(param):
-                        w[param] = type(w[param])(w[param] * f)
-
-            out.append(Variant(f"{kind} {param} x{f:g}", f, apply))
+        out += _scaled(runs, "workload", kind, param, f"{kind} {param} x{{f:g}}")
     for kind, param in SCHED_ESTIMATES:
-        used = [
-            d["sched"].get(param)
-            for r in runs
-            for d in _domains(r.scenario.data)
-            if _kind(d) == kind and isinstance(d.get("sched"), dict)
-        ]
-        if not any(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in used):
-            continue
-        for f in FACTORS:
-
-            def apply_sched(
-                data: dict[str, Any], f: float = f, kind: str = kind, param: str = param
-            ) -> None:
-                for d in _domains(data):
-                    sched = d.get("sched")
-                    if _kind(d) != kind or not isinstance(sched, dict) or not sched.get(param):
-                        continue
-                    scaled = sched[param] * f
-                    if param == "slice" and isinstance(sched.get("period"), int | float):
-                        scaled = min(scaled, sched["period"])
-                    sched[param] = type(sched[param])(scaled)
-
-            out.append(Variant(f"{kind} domains' {param} x{f:g}", f, apply_sched))
+        out += _scaled(runs, "sched", kind, param, f"{kind} domains' {param} x{{f:g}}")
     if table is not None:
         # An alternative may carry base costs of its own over the built-in profile's table
         # (the thesis's four-PCPU host), so without the table none is run, like the estimates.
         for alt in exp.alternatives:
             out.append(Variant(f"setup: {alt.name}", math.nan, alt.apply, alt.evidence))
+    return out
+
+
+def _scaled(runs: list[Run], table: str, kind: str, param: str, label: str) -> list[Variant]:
+    """`param` of the `table` (`workload` or `sched`) of every domain whose workload is
+    `kind`, at each factor (a slice no longer than its period); none where no run sets it."""
+    used = [
+        d[table].get(param)
+        for r in runs
+        for d in _domains(r.scenario.data)
+        if _kind(d) == kind and isinstance(d.get(table), dict)
+    ]
+    if not any(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in used):
+        return []
+    out = []
+    for f in FACTORS:
+
+        def apply(data: dict[str, Any], f: float = f) -> None:
+            for d in _domains(data):
+                t = d.get(table)
+                if _kind(d) != kind or not isinstance(t, dict) or not t.get(param):
+                    continue
+                scaled = t[param] * f
+                if param == "slice" and isinstance(t.get("period"), int | float):
+                    scaled = min(scaled, t["period"])
+                t[param] = type(t[param])(scaled)
+
+        out.append(Variant(label.format(f=f), f, apply))
     return out
 
 
