@@ -178,6 +178,43 @@ def test_a_worker_that_dies_stops_the_batch_with_an_error_naming_it():
         run_all(_die_on_two, [1, 2, 3, 4], fail_fast=False, jobs=2, batch_size=1)
 
 
+def test_a_lost_worker_says_where_the_runs_are_and_is_not_called_a_bug(tmp_path, capsys):
+    """With a store, the error names it and --resume; the CLI reports it as an error in one
+    line (exit 1), not as an internal error of vmsched."""
+    from vmsched import cli as cli_module
+    from vmsched.batch import RunStore
+    from vmsched.errors import WorkerLost
+
+    store = RunStore(tmp_path)
+    with pytest.raises(WorkerLost, match=r"SIGKILL.*kept in .*--resume"):
+        run_all(_die_on_two, [1, 2, 3, 4], jobs=2, batch_size=1, store=store)
+
+    def lost(args):
+        raise WorkerLost("worker process 7 ended before returning its batch (killed by SIGKILL)")
+
+    parser = cli_module.build_parser
+    try:
+        cli_module.build_parser = lambda argv: _with_func(parser(argv), lost)
+        assert main(["schedulers"]) == 1
+    finally:
+        cli_module.build_parser = parser
+    err = capsys.readouterr().err
+    assert err.startswith("vmsched: error: worker process 7") and "internal error" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def _with_func(parser, func):
+    parse = parser.parse_args
+
+    def parse_args(argv):
+        args = parse(argv)
+        args.func = func
+        return args
+
+    parser.parse_args = parse_args
+    return parser
+
+
 def _die_on_two(x: int) -> int:
     if x == 2:
         os.kill(os.getpid(), signal.SIGKILL)

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vmsched.errors import ScenarioError
+from vmsched.errors import ScenarioError, WorkerLost
 
 #: The backends `backend=` accepts.
 BACKENDS = ("local", "ray")
@@ -255,7 +255,7 @@ class _Pool:
                         if code is not None and code < 0
                         else f"exit status {code}"
                     )
-                    raise RuntimeError(
+                    raise WorkerLost(
                         f"worker process {proc.pid} ended before returning its batch ({how}; "
                         "out of memory, or killed)"
                     ) from None
@@ -621,6 +621,12 @@ def run_all(
             if fail_fast and first_failure is not None:
                 raise first_failure.exception or RuntimeError(str(first_failure))
             bar.update(done, failed)
+    except WorkerLost as exc:
+        if store is None:
+            raise
+        raise WorkerLost(
+            f"{exc}; the runs done are kept in {store.dir}/: run the command again with --resume"
+        ) from None
     finally:
         bar.close()
     return out

@@ -2,9 +2,10 @@
 reproduce | plot | compare | sweep`.
 
 Output is short by default and detailed with `-v`. Exit status (docs/cli.md):
-0 success; 1 an internal error, which is a bug in vmsched; 2 bad input (a
-scenario, option or output folder that is wrong), reported in one line that
-names the file, the field, the value and what was expected, before anything
+0 success; 1 an internal error, which is a bug in vmsched (or a lost worker process,
+which is not, and says so); 2 bad input (a scenario, option or output folder that is
+wrong), reported in one line that names the file, the field, the value and what was
+expected, before anything
 is simulated; 3 the results could not be written (a full disk), nothing kept;
 130 and 143 interrupted by SIGINT or SIGTERM, nothing kept.
 """
@@ -31,6 +32,7 @@ from vmsched.errors import (
     Interrupted,
     OutputError,
     ScenarioError,
+    WorkerLost,
     one_line,
     unknown_name,
 )
@@ -829,6 +831,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
         _error(f"interrupted ({signal.Signals(signum).name}); nothing of the run was kept")
         return 128 + signum
+    except WorkerLost as exc:
+        # A worker killed or out of memory: not a bug, so not labelled as one.
+        _error(one_line(str(exc)))
+        return EXIT_BUG
     except BrokenPipeError:
         # The reader went away (`vmsched schedulers | head`): it had what it
         # wanted, so stop quietly, successfully, writing nothing more.

@@ -81,6 +81,12 @@ class SchedulerError(ScenarioError):
     a rule the engine checks. Like bad input, the CLI exits with status 2."""
 
 
+class WorkerLost(VmschedError, RuntimeError):
+    """A worker process ended before returning its batch (killed, or out of memory): not
+    a bug in vmsched. The CLI says so in one line and exits with status 1; the runs that
+    finished are kept where the command keeps them, and `--resume` goes on from there."""
+
+
 class InternalError(VmschedError, RuntimeError):
     """A bug in vmsched or in a scheduler (an invariant broke)."""
 

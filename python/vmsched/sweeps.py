@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vmsched.errors import ScenarioError, unknown_name
+from vmsched.errors import ScenarioError, WorkerLost, one_line, unknown_name
 from vmsched.scenario import Scenario, read
 
 SPEC_KEYS = ("base", "replications", "seed", "axis", "sample", "metrics", "report")
@@ -1311,6 +1311,13 @@ def main(args: Any) -> int:
             file=sys.stderr,
         )
         return 130
+    except WorkerLost as exc:
+        print(
+            f"vmsched: error: {one_line(str(exc))}; the runs done are in {args.out}/{PARTS}/. "
+            f"Complete the sweep with: vmsched sweep {args.spec[0]} --out {args.out} --resume",
+            file=sys.stderr,
+        )
+        return 1
     rate = f", {r.ran / r.wall_s:,.0f} runs/s" if r.ran and r.wall_s > 0 else ""
     print(f"{r.n_runs:,} runs ({r.ran:,} run now, {r.n_failed} failed) in {r.wall_s:.1f} s{rate}")
     files = [RESULTS, SUMMARY, SUMMARY_CSV] + ([] if args.no_figures else [REPORT_HTML])
