@@ -212,3 +212,19 @@ fn dom0_starts_on_pcpu_0_from_4_8() {
         }
     }
 }
+
+/// Before 4.8 too, Domain 0 is built on PCPU 0 (VCPU i on PCPU i), not at
+/// the least-populated, highest-numbered PCPU the toolstack's domains get
+/// (`default_vcpu0_location`): on an empty 4-PCPU host the first guest's
+/// VCPU 0 then goes to PCPU 3, the highest of the empty ones.
+#[test]
+fn dom0_starts_on_pcpu_0_before_4_8() {
+    for version in ["3.1", "3.2", "4.4"] {
+        let s = format!(
+            "[host]\npcpus = 4\n[scheduler]\nname = \"credit\"\nxen_version = \"{version}\"\n[run]\nduration_s = 1\n[[domain]]\nname = \"dom0\"\ndriver = true\nvcpus = 2\n[domain.workload]\nkind = \"idle\"\n[[domain]]\nname = \"vm\"\n[domain.workload]\nkind = \"idle\"\n"
+        );
+        let sim = Simulation::new(&scenario(&s)).unwrap();
+        let on: Vec<u32> = sim.vcpus().iter().map(|v| v.processor.0).collect();
+        assert_eq!(on, [0, 1, 3], "{version}: {on:?}");
+    }
+}

@@ -948,12 +948,18 @@ impl Credit {
     /// VCPU 0 of a domain on the least-populated PCPU, the highest-numbered
     /// one on a tie (`default_vcpu0_location`); VCPU i on the PCPU after VCPU
     /// i-1's. Both within hard affinity. VCPUs are inserted in id order, so
-    /// those with smaller ids are already placed.
+    /// those with smaller ids are already placed. Domain 0 is not created by
+    /// the toolstack: Xen builds it at boot with VCPU 0 on PCPU 0
+    /// (`alloc_dom0_vcpu0`), here the first PCPU of its affinity.
     fn initial_cpu_old(ctx: &SchedCtx, v: VcpuId) -> PcpuId {
         let aff = ctx.hard_affinity(v);
         if ctx.vcpu_index(v) > 0 {
             let prev = ctx.processor(VcpuId(v.0 - 1));
             return aff.cycle(prev).expect("affinity masks are non-empty");
+        }
+        let d = ctx.domain_of(v);
+        if d == DomId(0) && ctx.is_driver(d) {
+            return aff.first().expect("affinity masks are non-empty");
         }
         let mut count = vec![0u32; ctx.npcpus()];
         for u in 0..v.0 {
