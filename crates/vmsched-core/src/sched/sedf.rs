@@ -915,6 +915,13 @@ impl Sedf {
         &self.pcpus[p.idx()].runq
     }
 
+    /// PCPU `p`'s wait queue: runnable VCPUs waiting for their next period
+    /// (they have received their slice in the current one, or reserve none),
+    /// earliest period start first.
+    pub(super) fn waitq(&self, p: PcpuId) -> &[VcpuId] {
+        &self.pcpus[p.idx()].waitq
+    }
+
     /// PCPU `p`'s penalty queue (VCPUs that lost reserved time by blocking
     /// briefly and are owed it in extra time), in SEDF's order.
     pub(super) fn penalty_queue(&self, p: PcpuId) -> &[VcpuId] {

@@ -97,6 +97,7 @@ pub const COUNTERS: &[(&str, &str)] = &[
     ("comm_preferred", "decisions that ran a more network-intensive domain than the queue's head"),
     ("comm_preferred_penalty", "decisions that ran a domain owed its lost slice from the penalty queue ahead of the head"),
     ("comm_no_slack", "more intensive candidates passed over for want of a quantum of slack"),
+    ("comm_not_eligible", "decisions at which a more network-intensive VCPU than any the rule may prefer waited for its next period (it had received its slice in the current one)"),
     ("io_charged_ns", "driver-domain time charged to the guests' reservations (ns)"),
     ("io_uncharged_ns", "driver-domain time a guest's reservation could not take (ns)"),
     ("dom0_credited_ns", "charged time credited back to the driver domain's reservation (ns)"),
@@ -216,6 +217,7 @@ pub struct SedfComm {
     stat_preferred: u64,
     stat_preferred_penalty: u64,
     stat_no_slack: u64,
+    stat_not_eligible: u64,
     stat_charged_ns: u64,
     stat_uncharged_ns: u64,
     stat_credited_ns: u64,
@@ -232,6 +234,7 @@ impl SedfComm {
             stat_preferred: 0,
             stat_preferred_penalty: 0,
             stat_no_slack: 0,
+            stat_not_eligible: 0,
             stat_charged_ns: 0,
             stat_uncharged_ns: 0,
             stat_credited_ns: 0,
@@ -318,6 +321,16 @@ impl SedfComm {
                     penalty: pen,
                 });
             }
+        }
+        // Diagnosis only (it changes no decision): a runnable VCPU waiting
+        // for its next period, more intensive than SEDF's choice and every
+        // eligible candidate, is one the rule may not prefer: it has received
+        // its slice in its period.
+        let best = cands.iter().map(|c| c.intensity).max().unwrap_or(0).max(bar);
+        if self.sedf.waitq(p).iter().any(|&v| {
+            Some(v) != baseline && ctx.is_runnable(v) && self.intensity(ctx, driver, v, now) > best
+        }) {
+            self.stat_not_eligible += 1;
         }
         // Most intensive first; equal intensities in SEDF's order (the run
         // queue's before the penalty queue's).
@@ -518,6 +531,7 @@ impl Scheduler for SedfComm {
             ("comm_preferred", self.stat_preferred),
             ("comm_preferred_penalty", self.stat_preferred_penalty),
             ("comm_no_slack", self.stat_no_slack),
+            ("comm_not_eligible", self.stat_not_eligible),
             ("io_charged_ns", self.stat_charged_ns),
             ("io_uncharged_ns", self.stat_uncharged_ns),
             ("dom0_credited_ns", self.stat_credited_ns),
