@@ -86,6 +86,16 @@ const PARAMS: &[ParamSpec] = &[
         "Among VCPUs with slice left, prefer a guest expected to send: its last sending run's packet count, within the interval between its last two (Algorithm 2).",
     ),
     switch(
+        "prefer_in_slack",
+        false,
+        "Also prefer, in extra time, a more network-intensive VCPU that has received its slice (from the utilisation queue): a reading the paper's text excludes ('so long as it has received less than its slice'), for comparison only.",
+    ),
+    switch(
+        "decide_on_wake",
+        false,
+        "Also decide again when a VCPU wakes that the rule may prefer and that is more network-intensive than the running one (SEDF decides then only by its own rules; the paper runs its choice as part of SEDF's decisions), for comparison only.",
+    ),
+    switch(
         "io_accounting",
         false,
         "Charge the driver domain's time for each guest's I/O (events x the platform's per-kind costs) to the guest's reservation instead of the driver domain's (section 4).",
@@ -131,6 +141,8 @@ struct Switches {
     dom0: bool,
     recipient: bool,
     sender: bool,
+    in_slack: bool,
+    on_wake: bool,
     accounting: bool,
 }
 
@@ -140,6 +152,8 @@ impl Switches {
             dom0: p.bool("prefer_dom0"),
             recipient: p.bool("prefer_recipient"),
             sender: p.bool("prefer_sender"),
+            in_slack: p.bool("prefer_in_slack"),
+            on_wake: p.bool("decide_on_wake"),
             accounting: p.bool("io_accounting"),
         }
     }
@@ -204,6 +218,8 @@ struct Candidate {
     vcpu: VcpuId,
     /// On the penalty queue (else on the run queue).
     penalty: bool,
+    /// On the utilisation queue only (`prefer_in_slack`).
+    util: bool,
 }
 
 /// The communication-aware SEDF scheduler's state.
@@ -319,7 +335,26 @@ impl SedfComm {
                     pos,
                     vcpu: v,
                     penalty: pen,
+                    util: false,
                 });
+            }
+        }
+        if in_extra && self.on.in_slack {
+            let n = cands.len() + self.sedf.penalty_queue(p).len();
+            for (k, &v) in self.sedf.util_queue(p).iter().enumerate() {
+                if Some(v) == baseline || self.sedf.penalty_queue(p).contains(&v) {
+                    continue;
+                }
+                let i = self.intensity(ctx, driver, v, now);
+                if i > bar {
+                    cands.push(Candidate {
+                        intensity: i,
+                        pos: n + k,
+                        vcpu: v,
+                        penalty: false,
+                        util: true,
+                    });
+                }
             }
         }
         // Diagnosis only (it changes no decision): a runnable VCPU waiting
@@ -340,7 +375,11 @@ impl SedfComm {
             if in_extra {
                 // Extra time: no reservation waits, and the next period
                 // starts at least one quantum away (`extra_time_choice`).
-                choice = Some(Prefer::Penalty(c.vcpu));
+                choice = Some(if c.util {
+                    Prefer::Util(c.vcpu)
+                } else {
+                    Prefer::Penalty(c.vcpu)
+                });
                 break;
             }
             let slack = self.sedf.slack_before(ctx, p, c.vcpu, now);
@@ -479,6 +518,23 @@ impl Scheduler for SedfComm {
 
     fn wake(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         self.sedf.wake(ctx, v);
+        if !(self.on.on_wake && self.on.any_preference()) {
+            return;
+        }
+        let (Some(driver), p) = (ctx.driver_domain(), ctx.processor(v)) else {
+            return;
+        };
+        let Some(cur) = ctx.current(p).filter(|&c| c != v) else {
+            return;
+        };
+        let eligible = self.sedf.runq(p).contains(&v)
+            || self.sedf.penalty_queue(p).contains(&v)
+            || (self.on.in_slack && self.sedf.util_queue(p).contains(&v));
+        let now = ctx.now().0 as i64;
+        if eligible && self.intensity(ctx, driver, v, now) > self.intensity(ctx, driver, cur, now)
+        {
+            ctx.tickle(p);
+        }
     }
 
     fn sleep(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
