@@ -386,7 +386,7 @@ EXPLAIN_DISK = {
         "charges every scheduler the same `sched_invoke_ns` per decision and "
         "`sched_queue_op_ns` per queue operation, and with Dom0 idle SEDF makes no more "
         "decisions than Credit: in a 65-s "
-        "S-write run the scheduler's own time is 0.079 s under SEDF and 0.086 s under Credit "
+        "S-write run the scheduler's own time is 0.079 s under SEDF and 0.087 s under Credit "
         "(`switch_cost.sched_s`, both domains), a thousandth of a percent of the run, and the "
         "disk, not the CPU, sets the rate. " + _IDLE_HOST
     ),
