@@ -332,6 +332,7 @@ fn invariants_and_determinism_across_settings() {
         "runqueue = \"all\"\nratelimit_us = 0",
         "xen_version = \"4.13\"",
         "xen_version = \"4.20\"\nsmt_power_savings = true",
+        "xen_version = \"4.4\"",
     ] {
         assert_deterministic(&mixed_smt("credit2", extra, "", 3.0));
     }
@@ -409,4 +410,63 @@ fn before_4_10_a_waker_tickles_a_pcpu_inside_its_ratelimit() {
         latency_us(&new, "p50"),
         latency_us(&old, "p50")
     );
+}
+
+/// Before 4.8 Credit2 had no rate limit (4.4.1's `sched_credit2.c` has no
+/// `ratelimit`; `csched_runtime` clips a slice to 500 µs .. 2 ms). A waker
+/// that blocks for 0.78 ms wakes while the hog it left the PCPU to has run
+/// less than 1 ms: 4.8's default 1 ms rate limit keeps the hog until the
+/// limit expires (about 0.2 ms of waiting), 4.4 preempts it at once.
+#[test]
+fn before_4_8_a_waker_preempts_at_once_no_rate_limit() {
+    let short = |ver: &str| {
+        waker_scenario(1, &format!("xen_version = \"{ver}\""), 256)
+            .replace("period_ms = 4", "period_ms = 0.8")
+    };
+    let old = run(&short("4.4"));
+    assert!(
+        latency_us(&old, "p99") < 1.0,
+        "4.4: no rate limit, p99 {}",
+        latency_us(&old, "p99")
+    );
+    assert_eq!(counter(&old, "ratelimit_deferrals"), 0);
+    let new = run(&short("4.8"));
+    assert!(
+        latency_us(&new, "p50") > 100.0,
+        "4.8: the 1 ms rate limit holds the waker, p50 {}",
+        latency_us(&new, "p50")
+    );
+    // The rate limit of a later release cannot be asked of 4.4.
+    let e = vmsched_core::Scenario::from_toml_str(&hogs(
+        "credit2",
+        "xen_version = \"4.4\"\nratelimit_us = 1000",
+        1,
+        1,
+        1.0,
+    ))
+    .unwrap_err();
+    assert_eq!(e.path, "scheduler.ratelimit_us");
+    assert!(e.message.contains("4.8"), "{e}");
+}
+
+/// Before 4.8 `CSCHED2_MAX_TIMER` was 2 ms (4.8 made it the 10 ms of
+/// `CSCHED2_CREDIT_INIT`): two equal hogs on one PCPU never run longer than
+/// 2 ms per switch-in under 4.4, where 4.8 – 4.20 let them run about 10 ms.
+#[test]
+fn before_4_8_slices_are_at_most_two_ms() {
+    let s = run(&hogs("credit2", "xen_version = \"4.4\"", 1, 2, 10.0));
+    for vm in ["vm1", "vm2"] {
+        let v = vcpu(&s, vm, 0);
+        let run_ms =
+            v["running_ns"].as_f64().unwrap() / v["context_switches"].as_f64().unwrap() / 1e6;
+        assert!(
+            (0.5..=2.0 + 1e-6).contains(&run_ms),
+            "4.4: {vm} runs {run_ms} ms per switch-in, expected 0.5 .. 2 ms"
+        );
+        assert!(
+            (cpu_pct(&s, vm) - 50.0).abs() < 1.0,
+            "4.4: equal hogs share the PCPU, {vm} got {}",
+            cpu_pct(&s, vm)
+        );
+    }
 }

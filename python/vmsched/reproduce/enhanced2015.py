@@ -457,27 +457,28 @@ _SAME = (
     "the queued VCPU with the most remaining credit, and in the full run its choice differs "
     "from Credit's about 1.58 million times in netperf with Dom0 stressed (per seed, "
     "summed over the four message sizes; all past "
-    "Credit's rate limit: the guest's VCPU preempting the CPU test at once), 20 746 times in "
-    "OLTP with Dom0 stressed, 14 288 in the consolidated server and 2 768 in netperf with "
-    "Dom0 doing disk I/O (summed likewise); none in IOzone with Dom0 "
-    "stressed, where the guest's VCPU wakes once per 1 MiB record, after the CPU test has "
-    "run longer than the rate limit, so Credit preempts at once too. Whether those "
+    "Credit's rate limit: the guest's VCPU preempting the CPU test at once), 18 579 times in "
+    "OLTP with Dom0 stressed, 14 025 in the consolidated server and 4 876 in netperf with "
+    "Dom0 doing disk I/O (summed likewise); 39 in IOzone with Dom0 stressed, none of them "
+    "past Credit's rate limit, where the guest's VCPU wakes once per 1 MiB record, after "
+    "the CPU test has run longer than the rate limit, so Credit preempts at once too. "
+    "Whether those "
     "decisions change a result depends on the setup: "
 )
 EXPLANATIONS = {
-    "44": _SAME + "with Dom0 idle all four schedulers give the same near-native ratio, 90.5 % "
-    "(87.7 % sequential, 93.3 % random; paper Credit 93, SEDF 97, Credit2 94-99, Enhanced "
+    "44": _SAME + "with Dom0 idle all four schedulers give the same near-native ratio, 90.4 % "
+    "(87.7 % sequential, 93.2 % random; paper Credit 93, SEDF 97, Credit2 94-99, Enhanced "
     "98-99 %): the guest's I/O never waits for a PCPU, and the ratio is set by the I/O path "
     "alone (the guest's block front end splits a 1 MB record into 44 KiB requests, Dom0's "
     "own IOzone issues 512 KiB ones). The paper's spread between schedulers is not produced "
     "by the model.",
     "45": _SAME + "Dom0's CPU test costs the guest's disk I/O almost nothing under any scheduler: "
-    "Enhanced 0.03, Credit2 0.00, Credit 0.03, SEDF 1.15 % (paper 2-4, 4-6, 4-5 and 41-45 %). "
+    "Enhanced 0.03, Credit2 -0.00, Credit 0.03, SEDF 0.89 % (paper 2-4, 4-6, 4-5 and 41-45 %). "
     "Dom0's backends, kernel threads, preempt its CPU test as soon as a request wakes them "
     "(CFS), and the guest's VCPU waits at most once per 1 MiB record (thesis2015-disk, claim "
     "45), so Enhanced has nothing left to win.",
     "45-write": _SAME
-    + "S-write degradations are Enhanced 0.00 %, Credit2 -0.04 %, Credit 0.00 %, SEDF 1.55 % "
+    + "S-write degradations are Enhanced 0.02 %, Credit2 -0.00 %, Credit 0.01 %, SEDF 1.13 % "
     "(the ranking needs steps of more than 0.5 points): the same near-zero effect as claim "
     "45, so there is no ranking to reproduce.",
     "47": _SAME
@@ -490,22 +491,24 @@ EXPLANATIONS = {
     "(thesis2015-net, claim 48) cover every wait of every scheduler, Credit's longest 59 ms "
     "included, so there is nothing for Enhanced to remove. With the send buffer fixed at "
     "Table 3's printed 16 384 bytes (a setup alternative, sensitivity table) Credit loses "
-    "18.5 % through its 1-ms rate limit, which Enhanced, overriding it, does not.",
+    "15.1 % through its 1-ms rate limit, which Enhanced, overriding it, does not.",
     "48-disk": _SAME
     + "with Dom0 writing to disk the stream loses 0.00 % under every scheduler (paper "
     "Credit2 7.1, Credit 18.5, SEDF 22.0 %): Dom0's IOzone waits on the disk, not on the "
     "CPU, and its backends and the guest never contend for a PCPU.",
     "52": _SAME
-    + "OLTP in Dom0 runs 1 013 tx/s under all four (within 5 %: the first half of the claim "
-    "holds); in the guest Enhanced loses 3.86 %, Credit 5.96 %, Credit2 4.31 % against "
+    + "OLTP in Dom0 runs 1 013-1 014 tx/s under all four (within 5 %: the first half of the "
+    "claim holds); in the guest Enhanced loses 3.88 %, Credit 6.10 %, Credit2 4.22 % against "
     "Dom0-native: Enhanced's preemption lets the commit's blkback in at once where Credit's "
-    "rate limit holds it, but Credit2 (4.8, which lets it in when the rate limit expires) is "
-    "within 0.45 points, short of the 0.5-point tie the claim needs. Until Credit2's 4.8 "
-    "tickle was modelled, Credit2 lost 8.6 % here and the claim held; that was a defect.",
+    "rate limit holds it, and so does Credit2 (Xen 4.4's, which has no rate limit), which is "
+    "within 0.34 points, short of the 0.5-point tie the claim needs (with the variabilities "
+    "at 0, Credit2 lost 4.31 % run as of 4.8, with its 1-ms rate limit, and 4.20 % as of "
+    "4.4). Until Credit2's tickle was modelled, Credit2 lost 8.6 % here and the claim held; "
+    "that was a defect.",
     "53": _SAME
-    + "with Dom0 idle Enhanced makes 13.0 % more context switches per second than Credit "
+    + "with Dom0 idle Enhanced makes 14.6 % more context switches per second than Credit "
     "(the first half of the claim), but its performance is not lower: ratio 1.004, OLTP "
-    "974 against 953 tx/s (Dom0's blkback preempts the guest's busy VCPUs at once instead "
+    "974 against 952 tx/s (Dom0's blkback preempts the guest's busy VCPUs at once instead "
     "of after Credit's rate limit), every other run equal. vmsched charges each decision "
     "and switch its profile cost (`sched_invoke_ns`, `ctx_switch_ns`, the refill), the "
     "same for every scheduler; at these rates that is less than what the faster commits "

@@ -38,11 +38,15 @@
 //! `ratelimit_us` pool-wide; boot options `runqueue`, `max_cpus_runqueue`,
 //! `migrate_resist_us`, `cap_period_ms`, `load_window_shift`,
 //! `load_precision_shift`, `balance_under`, `balance_over`,
-//! `smt_power_savings`; and `xen_version` (4.8 – 4.22), which selects the
+//! `smt_power_savings`; and `xen_version` (4.4 – 4.22), which selects the
 //! behaviour of a release: the slice without the preempted waiter (≤ 4.20),
 //! the old reset rule without a credit floor (≤ 4.13), no 16-PCPU run-queue
 //! limit (≤ 4.13), no caps (≤ 4.9), wakers tickle a PCPU whose VCPU is
-//! still inside its rate limit (≤ 4.9), no soft affinity (4.8).
+//! still inside its rate limit (≤ 4.9), no soft affinity (≤ 4.8); before
+//! 4.8, 4.4.1's code: no rate limit, 2-ms slices at most, the old
+//! `runq_tickle` and `runq_candidate` (no tickled skip, no yield), the reset
+//! whenever the chosen VCPU has no credit. The load arithmetic and
+//! `res_pick` stay 4.8's for those releases (a documented deviation).
 //!
 //! Deviations from Xen: no tasklets, no cpupools, one NUMA node per socket,
 //! `sched-gran=cpu` only; lock try-failures never happen, so the fallbacks
@@ -84,6 +88,8 @@ const IDLE_CREDIT: i32 = CREDIT_MIN - 1;
 const MIN_TIMER_NS: i64 = 500_000;
 /// Longest slice (ns).
 const MAX_TIMER_NS: i64 = CREDIT_INIT as i64;
+/// `CSCHED2_MAX_TIMER` before 4.8: 2 ms (4.8 made it `CREDIT_INIT`).
+const MAX_TIMER_OLD_NS: i64 = 2_000_000;
 /// Credit above INIT kept over a reset (ns of credit).
 const CARRYOVER_MAX: i32 = MIN_TIMER_NS as i32;
 /// Credit given to a VCPU pulled onto a different PCPU (ns of credit).
@@ -199,12 +205,12 @@ const PARAMS: &[ParamSpec] = &[
         name: "xen_version",
         unit: "",
         kind: ParamKind::Version {
-            min: Version::new(4, 8),
+            min: Version::new(4, 4),
             max: CURRENT,
         },
         default: Default::Str("4.22"),
         scope: ParamScope::Global,
-        doc: "Xen release whose Credit2 behaviour to reproduce (\"4.20\" for ~10 ms alternation, \"4.13\" for the old reset rule).",
+        doc: "Xen release whose Credit2 behaviour to reproduce (\"4.20\" for ~10 ms alternation, \"4.13\" for the old reset rule, \"4.4\" for the releases before 4.8: no rate limit, 2 ms slices, 4.4's tickle).",
     },
 ];
 
@@ -270,6 +276,12 @@ fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
         }
     }
     let v = p.version("xen_version");
+    if v < Version::new(4, 8) && p.is_explicit("ratelimit_us") {
+        return Err(ScenarioError::new(
+            format!("{path}.ratelimit_us"),
+            format!("does not exist in Xen {v}'s Credit2 (added in 4.8); expected no ratelimit_us with xen_version \"{v}\""),
+        ));
+    }
     if v < Version::new(4, 14) && p.is_explicit("max_cpus_runqueue") {
         return Err(ScenarioError::new(
             format!("{path}.max_cpus_runqueue"),
@@ -459,7 +471,12 @@ impl Credit2 {
 
     /// The parameters that may change at run time.
     fn set_tunables(&mut self, p: &Params) {
-        self.ratelimit_ns = p.int("ratelimit_us") * NS_PER_US as i64;
+        // Credit2 has had a rate limit since 4.8; before, none.
+        self.ratelimit_ns = if self.since(Version::new(4, 8)) {
+            p.int("ratelimit_us") * NS_PER_US as i64
+        } else {
+            0
+        };
         self.migrate_resist = (p.int("migrate_resist_us") * NS_PER_US as i64) as i32;
         self.balance_under = p.int("balance_under") as i32;
         self.balance_over = p.int("balance_over") as i32;
@@ -1019,6 +1036,9 @@ impl Credit2 {
         r: usize,
         now: Time,
     ) -> Option<PcpuId> {
+        if !self.since(Version::new(4, 8)) {
+            return self.tickle_target_old(ctx, new, cpu, r, now);
+        }
         let hard = *ctx.hard_affinity(new);
         {
             let rq = &self.rqs[r];
@@ -1064,6 +1084,52 @@ impl Credit2 {
             }
         }
         best
+    }
+
+    /// `runq_tickle` before 4.8 (4.4.1's code): the PCPU `new` is on first,
+    /// if its current VCPU (the idle VCPU included) has less credit; else an
+    /// idle untickled PCPU, cycling from it; else the busy untickled PCPU with
+    /// the least credit, if `new` leads it by at least the migration
+    /// resistance. No rate limit, soft affinity or SMT preference yet.
+    fn tickle_target_old(
+        &mut self,
+        ctx: &SchedCtx,
+        new: VcpuId,
+        cpu: PcpuId,
+        r: usize,
+        now: Time,
+    ) -> Option<PcpuId> {
+        let new_credit = self.u(new).credit;
+        let cur_credit = match ctx.current(cpu) {
+            Some(cur) => {
+                self.burn_credits(cur, now);
+                self.u(cur).credit
+            }
+            None => IDLE_CREDIT,
+        };
+        if cur_credit < new_credit {
+            return Some(cpu);
+        }
+        let rq = &self.rqs[r];
+        if let Some(i) = rq.idle.andnot(&rq.tickled).cycle(cpu) {
+            return Some(i);
+        }
+        let busy = rq.active.andnot(&rq.idle).andnot(&rq.tickled);
+        let mut best = None;
+        let mut lowest = i64::from(1i32 << 30);
+        for i in busy.iter() {
+            if i == cpu {
+                continue;
+            }
+            let Some(cur) = ctx.current(i) else { continue };
+            self.burn_credits(cur, now);
+            let c = i64::from(self.u(cur).credit);
+            if c < lowest {
+                lowest = c;
+                best = Some(i);
+            }
+        }
+        best.filter(|_| lowest + i64::from(self.migrate_resist) <= i64::from(new_credit))
     }
 
     // ----- placement and balancing ---------------------------------------------------
@@ -1287,8 +1353,10 @@ impl Credit2 {
     ) -> (Option<VcpuId>, bool) {
         let mut yielding = false;
         let mut snext = None;
+        let old = !self.since(Version::new(4, 8));
         if let Some(c) = scurr {
-            yielding = std::mem::take(&mut self.um(c).yield_);
+            // Yielding came with 4.8.
+            yielding = std::mem::take(&mut self.um(c).yield_) && !old;
             let runnable = self.runnable(ctx, c);
             if !yielding
                 && self.ratelimit_ns > 0
@@ -1326,7 +1394,7 @@ impl Credit2 {
                 skipped = true;
                 continue;
             }
-            if let Some(t) = self.u(svc).tickled_cpu {
+            if let Some(t) = self.u(svc).tickled_cpu.filter(|_| !old) {
                 if t != cpu && self.rqs[r].tickled.test(t) {
                     skipped = true;
                     continue;
@@ -1378,10 +1446,15 @@ impl Credit2 {
         if self.has_cap(snext) {
             time = time.min(self.u(snext).budget);
         }
+        let max_time = if self.since(Version::new(4, 8)) {
+            MAX_TIMER_NS
+        } else {
+            MAX_TIMER_OLD_NS
+        };
         if time < min_time {
             time = min_time;
-        } else if time > MAX_TIMER_NS {
-            time = MAX_TIMER_NS;
+        } else if time > max_time {
+            time = max_time;
         }
         time as u64
     }
@@ -1501,7 +1574,10 @@ impl Scheduler for Credit2 {
         if ctx.current(p) == Some(v) {
             // A migration Credit2 requested has already tickled (Xen's
             // migrate() does not go through sleep).
-            if !self.u(v).runq_migrate_request {
+            if !self.since(Version::new(4, 8)) {
+                // Before 4.8 only the softirq is raised: no tickled mark.
+                ctx.tickle(p);
+            } else if !self.u(v).runq_migrate_request {
                 let r = self.u(v).rqd.expect("assigned");
                 self.tickle_cpu(ctx, r, p);
             }
@@ -1562,8 +1638,10 @@ impl Scheduler for Credit2 {
                         .first()
                         .map_or(credit, |&h| self.u(h).credit.max(credit));
                     head <= 0
-                } else {
+                } else if self.since(Version::new(4, 8)) {
                     !skipped && credit <= 0
+                } else {
+                    credit <= 0
                 };
                 if reset {
                     self.reset_credit(ctx, cpu, now, n);

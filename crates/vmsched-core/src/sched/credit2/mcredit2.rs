@@ -44,10 +44,10 @@
 //!   Credit2's burn rate. An administrator's weight change to the boosted
 //!   domain sets its configured weight, and the boost applies on top.
 //!
-//! The paper built Mcredit2 on Xen 4.5.0's Credit2, older than the oldest
-//! Credit2 release vmsched models (4.8, `xen_version = "4.8"`); the default is
-//! the current release, as for `credit2`, so that the two differ only by the
-//! boost.
+//! The paper built Mcredit2 on Xen 4.5.0's Credit2, which vmsched models as
+//! 4.4.1's code (`xen_version` "4.4".."4.7" behave alike; see `credit2`); the
+//! default is the current release, as for `credit2`, so that the two differ
+//! only by the boost.
 //!
 //! Parameters: Credit2's, plus `boost_period_ms`.
 //!
