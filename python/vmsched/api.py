@@ -18,11 +18,9 @@ has `hosts` (each host's own summary) and `domains` (every domain, with its
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,8 +28,14 @@ from typing import Any
 
 from vmsched import _core, budget
 from vmsched.errors import OutputError, ScenarioError, from_core
-from vmsched.output import OutputSet, check_out_path, unwritable
-from vmsched.scenario import Scenario, load
+from vmsched.output import (
+    OutputSet,
+    check_out_path,
+    make_private_file,
+    probe_writable,
+    unwritable,
+)
+from vmsched.scenario import Scenario, read
 
 #: A run that takes longer than this (wall seconds) shows a progress bar.
 PROGRESS_AFTER_S = 2.0
@@ -335,8 +339,7 @@ def prepare_out_dir(out: str | Path) -> Path:
     p = check_out_path(out)
     try:
         p.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(dir=p, prefix=".vmsched-probe-", delete=True)
-        probe.close()
+        probe_writable(p)
     except OSError as exc:
         raise ScenarioError(
             f"cannot be written ({exc.strerror}); expected a writable output folder", file=str(out)
@@ -355,11 +358,10 @@ def _write_whole(path: Path, fill: Callable[[str], object]) -> None:
     """Create `path` whole or not at all: `fill` writes a temporary file in the
     same folder, which then takes the place of `path`."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.close(fd)
+    tmp = str(make_private_file(path.parent, f".{path.name}."))
     try:
         fill(tmp)
-        # mkstemp makes the file private (0600); results are ordinary files.
+        # The new file is private (0600); results are ordinary files.
         os.chmod(tmp, _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
@@ -495,16 +497,21 @@ def _check_trace_space(sc: Scenario, targets: dict[str, Path], out: str | Path |
 
     # A scratch folder that cannot be written leaves the estimate out: the
     # run itself says whether its own files can be.
+    import contextlib
+
     with contextlib.suppress(OSError):
         budget.check_traces(sc.data, sc.source, targets, make_sim)
 
 
-def _coerce(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
+def _coerce(scenario: str | Path | Scenario | dict[str, Any]) -> tuple[Scenario, str]:
+    """The scenario validated, and its tree as the core reads it."""
     if isinstance(scenario, Scenario):
-        return scenario.validate()
-    if isinstance(scenario, dict):
-        return Scenario(scenario).validate()
-    return load(scenario)
+        sc = scenario
+    elif isinstance(scenario, dict):
+        sc = Scenario(scenario)
+    else:
+        sc = read(scenario)
+    return sc, sc._validated_json()
 
 
 def _trace_target(option: str, value: bool | str | Path | None, out) -> Path | None:
@@ -556,7 +563,7 @@ def run(
     Either may be a file path instead. Each file appears whole when the run
     ends, or not at all. docs/trace.md describes both formats.
     """
-    sc = _coerce(scenario)
+    sc, text = _coerce(scenario)
     targets = {
         option: path
         for option, value in (("trace", trace), ("xentrace", xentrace))
@@ -585,7 +592,7 @@ def run(
             staged.check_free(name, "a writable place for the results")
     try:
         try:
-            sim = _core.Cluster(sc.to_json()) if sc.is_cluster else _core.Sim(sc.to_json())
+            sim = _core.Cluster(text) if sc.is_cluster else _core.Sim(text)
         except Exception as exc:  # noqa: BLE001 - translated
             raise from_core(exc, sc.source) from None
         result = _simulate(sc, sim, targets, staged, progress)

@@ -13,8 +13,6 @@ is simulated; 3 the results could not be written (a full disk), nothing kept;
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import os
 import re
@@ -37,7 +35,7 @@ from vmsched.errors import (
     unknown_name,
 )
 from vmsched.output import install_signal_handlers
-from vmsched.scenario import Scenario, read
+from vmsched.scenario import Scenario, _put, read
 from vmsched.tabular import Grid, Output
 
 if TYPE_CHECKING:
@@ -104,8 +102,11 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
         "run.duration_s": ("--duration-s", args.duration_s),
     }
     given = {path: opt for path, (opt, val) in options.items() if val is not None}
+    # The tree just read is this command's own: the overrides go into it, in
+    # the order Scenario(tree, duration_s=..., seed=...) would put them.
     sc = read(args.scenario)
-    sc = Scenario(sc.data, seed=args.seed, duration_s=args.duration_s, source=sc.source)
+    _put(sc.data, "run", "duration_s", args.duration_s)
+    _put(sc.data, "run", "seed", args.seed)
     if getattr(args, "scheduler", None):
         from vmsched.scheduler import under
 
@@ -763,6 +764,8 @@ def _add_reproduce(sub: argparse._SubParsersAction, parents: Sequence[argparse.A
 
 def _exists(module: str) -> bool:
     """Is there such a module (found without importing it)?"""
+    import importlib.util
+
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
@@ -799,6 +802,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         if command.needs and not _exists(command.needs):
             continue
         if argv is None or name == wanted:
+            import importlib
+
             module, function = command.register.split(":")
             getattr(importlib.import_module(module), function)(sub, [common])
         else:
@@ -808,6 +813,43 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _error(message: str) -> None:
     print(f"vmsched: error: {message}", file=sys.stderr)
+
+
+#: Commands after which the `vmsched` process may end without the
+#: interpreter's teardown (`entry`): they write and close every file they
+#: make, and start no thread or process.
+QUICK_EXIT = frozenset({"run", "validate"})
+
+
+def entry() -> int:
+    """The `vmsched` program (the installed script and `python -m vmsched`):
+    `main` on this process's command line, and its exit status.
+
+    After a command of QUICK_EXIT the process ends at once (`os._exit`), once
+    the exit handlers have run and standard output and error are flushed: the
+    interpreter's teardown would free every object one by one (a large run's
+    summary is millions), which writes nothing. It ends the normal way
+    instead when code other than vmsched's ran (a scheduler written in
+    Python), when a thread is still running, or when flushing the output
+    fails (which the normal way reports)."""
+    argv = sys.argv[1:]
+    status = main(argv)
+    threads = sys.modules.get("threading")
+    if (
+        _command_in(argv) in QUICK_EXIT
+        and "vmsched.scheduler" not in sys.modules
+        and (threads is None or threads.active_count() == 1)
+    ):
+        import atexit
+
+        atexit._run_exitfuncs()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            return status
+        os._exit(status)
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
