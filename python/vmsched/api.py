@@ -59,15 +59,78 @@ class Result:
         traces: dict[str, Path] | None = None,
     ):
         self.scenario = scenario
-        self.summary = summary
-        self._series = series
+        self._summary: dict[str, Any] | None = summary
+        self._series_raw = series
         self._df = None
         #: The trace files the run wrote, by option ("trace", "xentrace").
         self.traces = dict(traces or {})
+        # A lazy result's engine (`_of_sim`): (the simulation, the wall
+        # seconds its summary gives, the scenario's JSON text).
+        self._sim: tuple[Any, float, str] | None = None
+
+    @classmethod
+    def _of_sim(
+        cls, scenario: Scenario, sim: Any, wall_s: float, text: str, traces: dict[str, Path]
+    ) -> Result:
+        """The result of one host's finished simulation `sim`, whose summary
+        and time series are taken from it when first used (`vmsched.run`
+        with `lazy=True`); `text` is the scenario as the core read it."""
+        result = cls(scenario, None, None, traces)
+        result._sim = (sim, wall_s, text)
+        return result
+
+    def _release(self) -> None:
+        """Let the engine go once nothing more is taken from it."""
+        if self._summary is not None and self._series_raw is not None:
+            self._sim = None
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The summary (a dict, the same as summary.json)."""
+        if self._summary is None:
+            sim, wall_s, _text = self._sim
+            summary = json.loads(sim.summary(wall_s))
+            # The scenario as run (after any overrides), so a result explains itself.
+            summary["scenario"] = self.scenario.data
+            self._summary = summary
+            self._release()
+        return self._summary
+
+    @summary.setter
+    def summary(self, value: dict[str, Any]) -> None:
+        self._summary = value
+
+    @property
+    def _series(self) -> dict[str, Any] | list[tuple[str, dict[str, Any]]]:
+        if self._series_raw is None:
+            self._series_raw = self._sim[0].series()
+            self._release()
+        return self._series_raw
+
+    def _summary_head(self, shown: int) -> dict[str, Any]:
+        """The summary, or for a lazy result one whose domain list stops
+        after the first `shown`, with `_rest` saying what a table shows of
+        the others (`_core.Sim.summary_head`); without `scenario`. What
+        `vmsched run` prints from, without holding every domain of a large
+        host as Python objects."""
+        if self._summary is not None:
+            return self._summary
+        sim, wall_s, _text = self._sim
+        return json.loads(sim.summary_head(wall_s, shown))
+
+    def _summary_text(self) -> str:
+        """`json.dumps(self.summary, indent=2)`, without building the summary
+        of a lazy result."""
+        if self._summary is not None:
+            return _core.indent_json(json.dumps(self._summary))
+        sim, wall_s, text = self._sim
+        return sim.summary_document(wall_s, text).decode()[:-1]
 
     @property
     def is_cluster(self) -> bool:
         """Is this the result of a cluster of hosts?"""
+        if self._summary is None:
+            return False  # a lazy result is one host's
         return bool(self.summary.get("cluster"))
 
     @property
@@ -144,10 +207,16 @@ class Result:
     def _write_into(self, staged: OutputSet, sim: Any = None) -> None:
         """Write this result's files into a staging folder; given the
         single-host simulation it came from, the series is encoded by the core."""
-        staged.path("summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        summary = staged.path("summary.json")
+        if self._summary is None:
+            # What json.dumps(self.summary, indent=2) writes, from the core.
+            sim, wall_s, text = self._sim
+            summary.write_bytes(sim.summary_document(wall_s, text))
+        else:
+            summary.write_text(self._summary_text() + "\n")
         series = staged.path("timeseries.parquet")
         if sim is not None and not self.is_cluster:
-            write_series(sim, self._series["rows"], series)
+            write_series(sim, sim.series_rows(), series)
         else:
             write_table(self.timeseries_table(), series)
 
@@ -550,6 +619,7 @@ def run(
     progress: bool | ProgressFn = True,
     trace: bool | str | Path = False,
     xentrace: bool | str | Path = False,
+    lazy: bool = False,
 ) -> Result:
     """Simulate a scenario (a TOML path, a Scenario or a dict) and return its Result.
 
@@ -562,6 +632,12 @@ def run(
     `xentrace=True` into `out/trace.xentrace` (Xen's binary trace records).
     Either may be a file path instead. Each file appears whole when the run
     ends, or not at all. docs/trace.md describes both formats.
+
+    `lazy=True` (one host only; a cluster's result is built at once) keeps
+    the engine in the Result and takes the summary and the time series from
+    it when first used: the files are written from the engine directly, and
+    a large host's summary is not held as Python objects unless asked for
+    (what `vmsched run` does). The result is the same either way.
     """
     sc, text = _coerce(scenario)
     targets = {
@@ -595,7 +671,7 @@ def run(
             sim = _core.Cluster(text) if sc.is_cluster else _core.Sim(text)
         except Exception as exc:  # noqa: BLE001 - translated
             raise from_core(exc, sc.source) from None
-        result = _simulate(sc, sim, targets, staged, progress)
+        result = _simulate(sc, sim, targets, staged, progress, text, lazy)
         if staged is not None:
             staged.commit()
     except BaseException as exc:
@@ -627,9 +703,12 @@ def _simulate(
     targets: dict[str, Path],
     staged: OutputSet | None,
     progress: bool | ProgressFn,
+    text: str,
+    lazy: bool,
 ) -> Result:
     """Run `sim` to its end and build the Result, writing its files into
-    `staged` (the traces go there too when they belong in the output folder)."""
+    `staged` (the traces go there too when they belong in the output folder).
+    `text` is the scenario as the core read it; `lazy` as `run` takes it."""
     if staged is not None:
         targets = {
             k: staged.path(p.name) if p.parent == staged.out and p.name == TRACE_FILES[k] else p
@@ -675,10 +754,13 @@ def _simulate(
         # A trace that could not be written (a full disk) is reported here,
         # after the simulation: OutputError, not bad input.
         sim.finish_trace()
-    summary = json.loads(sim.summary(wall))
-    # The scenario as run (after any overrides), so a result explains itself.
-    summary["scenario"] = sc.data
-    result = Result(sc, summary, sim.series(), targets)
+    if lazy and not sc.is_cluster:
+        result = Result._of_sim(sc, sim, wall, text, targets)
+    else:
+        summary = json.loads(sim.summary(wall))
+        # The scenario as run (after any overrides), so a result explains itself.
+        summary["scenario"] = sc.data
+        result = Result(sc, summary, sim.series(), targets)
     if staged is not None:
         result._write_into(staged, sim)
     return result

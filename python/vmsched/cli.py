@@ -115,16 +115,44 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
     return sc, given
 
 
-def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) -> Grid:
+def _beyond(
+    domains: list[dict[str, Any]], rest: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """What the tables say of the domains after the first SHOWN_DOMAINS (None
+    if there are none): their number (`count`), their CPU, runnable and
+    blocked shares (lists, in order), their VCPUs' context switches and
+    whether any did I/O (`io`). `rest` is the same from the core (the `_rest`
+    of a summary it cut short, `Result._summary_head`), else it is taken
+    from `domains`."""
+    if rest is not None:
+        return rest
+    others = domains[SHOWN_DOMAINS:]
+    if not others:
+        return None
+    return {
+        "count": len(others),
+        **{k: [d[k] for d in others] for k in _SHARES},
+        "context_switches": sum(v["context_switches"] for d in others for v in d["vcpus"]),
+        "io": any(d.get("xenmon", {}).get("io_events") for d in others),
+    }
+
+
+def _run_table(
+    domains: list[dict[str, Any]],
+    measured_s: float,
+    verbose: bool,
+    rest: dict[str, Any] | None = None,
+) -> Grid:
     """One row per domain (and per VCPU of multi-VCPU domains, or with -v);
-    beyond SHOWN_DOMAINS domains, one row averages the rest."""
+    beyond SHOWN_DOMAINS domains, one row averages the rest (`rest` as
+    `_beyond` takes it)."""
     measured_ns = measured_s * 1e9
     table = Grid()
     table.add_column("domain", no_wrap=True)
     for col in ("CPU %", "runnable %", "blocked %", "ctx switches", "wake p50 µs", "wake p99 µs"):
         table.add_column(col, justify="right")
-    domains, rest = domains[:SHOWN_DOMAINS], domains[SHOWN_DOMAINS:]
-    for d in domains:
+    beyond = _beyond(domains, rest)
+    for d in domains[:SHOWN_DOMAINS]:
         vcpus = d["vcpus"]
         single = len(vcpus) == 1
         lat = vcpus[0]["wake_latency_us"] if single else None
@@ -149,12 +177,13 @@ def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) 
                 _fmt_us(v["wake_latency_us"]["p50"]),
                 _fmt_us(v["wake_latency_us"]["p99"]),
             )
-    if rest:
-        mean = {k: sum(d[k] for d in rest) / len(rest) for k in _SHARES}
+    if beyond is not None:
+        n = beyond["count"]
+        mean = {k: sum(beyond[k]) / n for k in _SHARES}
         table.add_row(
-            f"{len(rest):,} more (mean)",
+            f"{n:,} more (mean)",
             *(_fmt_pct(mean[k]) for k in _SHARES),
-            str(sum(v["context_switches"] for d in rest for v in d["vcpus"])),
+            str(beyond["context_switches"]),
             "",
             "",
         )
@@ -164,9 +193,15 @@ def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) 
 _SHARES = ("cpu_pct", "runnable_pct", "blocked_pct")
 
 
-def _io_table(doms: list[dict[str, Any]]) -> Grid | None:
-    """XenMon's and xentop's I/O view of each domain, if the run did any I/O."""
-    if not any(d.get("xenmon", {}).get("io_events") for d in doms):
+def _io_table(doms: list[dict[str, Any]], rest: dict[str, Any] | None = None) -> Grid | None:
+    """XenMon's and xentop's I/O view of each domain, if the run did any I/O
+    (`rest` as `_beyond` takes it)."""
+    beyond = _beyond(doms, rest)
+    shown = doms[:SHOWN_DOMAINS]
+    if not (
+        any(d.get("xenmon", {}).get("io_events") for d in shown)
+        or (beyond is not None and beyond["io"])
+    ):
         return None
     # As in xentop, NETTX/NETRX are the back end's view: NETTX is what the
     # back end sent to the guest (the guest received it).
@@ -204,13 +239,14 @@ def _print_host(
     )
     if note:
         out.print(note)
-    out.print(_run_table(s["domains"], s["measured_s"], verbose))
-    io = _io_table(s["domains"])
+    rest = s.get("_rest")
+    out.print(_run_table(s["domains"], s["measured_s"], verbose, rest))
+    io = _io_table(s["domains"], rest)
     if io is not None:
         out.print(io)
     for d in s["domains"][:SHOWN_DOMAINS]:
         out.print(f"{d['name']}: {_workload_text(d['workload'])}")
-    hidden = len(s["domains"]) - SHOWN_DOMAINS
+    hidden = len(s["domains"]) + (rest["count"] if rest else 0) - SHOWN_DOMAINS
     if hidden > 0:
         out.print(
             f"{hidden:,} more domains not listed: every domain is in summary.json "
@@ -282,8 +318,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
     sc, given = _with_overrides(args)
     try:
+        # Lazy: the files are written from the engine, and only what is
+        # printed becomes Python objects (a large host's summary is millions).
         result = vmsched.run(
-            sc, out=args.out, progress=True, trace=args.trace, xentrace=args.xentrace
+            sc, out=args.out, progress=True, trace=args.trace, xentrace=args.xentrace, lazy=True
         )
     except ScenarioError as exc:
         if exc.path in given:
@@ -291,13 +329,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"{exc.message} (set by {given[exc.path]})", file=exc.file, path=exc.path
             ) from None
         raise
-    s = result.summary
     if args.json or args.format == "json":
-        print(json.dumps(s, indent=2))
+        print(result._summary_text())
         return EXIT_OK
     if args.format == "csv":
-        tabular.print_rows("csv", RUN_COLUMNS, _run_rows(s))
+        tabular.print_rows("csv", RUN_COLUMNS, _run_rows(result.summary))
         return EXIT_OK
+    s = result._summary_head(SHOWN_DOMAINS)
     out = Output()
     if s["title"]:
         out.print(s["title"], bold=True)
