@@ -157,7 +157,7 @@ def test_a_large_host_prints_from_the_cut_summary_as_from_the_whole(capsys, n, v
     whose means and sums Python takes itself."""
     sc = _odd_scenario(n)
     r = vmsched.run(sc, progress=False, lazy=True)
-    head = r._summary_head(cli.SHOWN_DOMAINS)
+    head = r._summary_head()
     assert len(head["domains"]) == min(n, cli.SHOWN_DOMAINS)
     assert ("_rest" in head) == (n > cli.SHOWN_DOMAINS)
     cut = _printed(capsys, head, verbose)
@@ -177,7 +177,7 @@ def test_the_io_table_sees_io_beyond_the_rows_shown(capsys):
     # The I/O domains go last; the idle ones fill the rows shown.
     sc.data["domain"] = idle + doms
     r = vmsched.run(sc, progress=False, lazy=True)
-    head = r._summary_head(cli.SHOWN_DOMAINS)
+    head = r._summary_head()
     assert head["_rest"]["io"] is True
     assert not any(d["xenmon"]["io_events"] for d in head["domains"])
     cut = _printed(capsys, head, False)

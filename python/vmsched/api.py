@@ -44,6 +44,10 @@ CHUNKS = 200
 
 ProgressFn = Callable[[float, float], None]
 
+#: A screen's worth of domains: `vmsched run` on a host with more shows the
+#: first ones and one line for the rest (summary.json has every domain).
+SHOWN_DOMAINS = 30
+
 #: The file each trace option writes into the output folder.
 TRACE_FILES = {"trace": "trace.txt", "xentrace": "trace.xentrace"}
 
@@ -67,6 +71,8 @@ class Result:
         # A lazy result's engine (`_of_sim`): (the simulation, the wall
         # seconds its summary gives, the scenario's JSON text).
         self._sim: tuple[Any, float, str] | None = None
+        # Its summary.json bytes and cut summary (`_lazy_texts`).
+        self._texts: tuple[bytes, str] | None = None
 
     @classmethod
     def _of_sim(
@@ -79,10 +85,19 @@ class Result:
         result._sim = (sim, wall_s, text)
         return result
 
+    def _lazy_texts(self) -> tuple[bytes, str]:
+        """A lazy result's summary.json bytes and summary cut after
+        SHOWN_DOMAINS (`_core.Sim.summary_texts`), made once."""
+        if self._texts is None:
+            sim, wall_s, text = self._sim
+            self._texts = sim.summary_texts(wall_s, text, SHOWN_DOMAINS)
+        return self._texts
+
     def _release(self) -> None:
         """Let the engine go once nothing more is taken from it."""
         if self._summary is not None and self._series_raw is not None:
             self._sim = None
+            self._texts = None
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -107,24 +122,22 @@ class Result:
             self._release()
         return self._series_raw
 
-    def _summary_head(self, shown: int) -> dict[str, Any]:
+    def _summary_head(self) -> dict[str, Any]:
         """The summary, or for a lazy result one whose domain list stops
-        after the first `shown`, with `_rest` saying what a table shows of
-        the others (`_core.Sim.summary_head`); without `scenario`. What
+        after the first SHOWN_DOMAINS, with `_rest` saying what a table shows
+        of the others (`_core.Sim.summary_texts`), and no `scenario`. What
         `vmsched run` prints from, without holding every domain of a large
         host as Python objects."""
         if self._summary is not None:
             return self._summary
-        sim, wall_s, _text = self._sim
-        return json.loads(sim.summary_head(wall_s, shown))
+        return json.loads(self._lazy_texts()[1])
 
     def _summary_text(self) -> str:
         """`json.dumps(self.summary, indent=2)`, without building the summary
         of a lazy result."""
         if self._summary is not None:
             return _core.indent_json(json.dumps(self._summary))
-        sim, wall_s, text = self._sim
-        return sim.summary_document(wall_s, text).decode()[:-1]
+        return self._lazy_texts()[0].decode()[:-1]
 
     @property
     def is_cluster(self) -> bool:
@@ -210,8 +223,7 @@ class Result:
         summary = staged.path("summary.json")
         if self._summary is None:
             # What json.dumps(self.summary, indent=2) writes, from the core.
-            sim, wall_s, text = self._sim
-            summary.write_bytes(sim.summary_document(wall_s, text))
+            summary.write_bytes(self._lazy_texts()[0])
         else:
             summary.write_text(self._summary_text() + "\n")
         series = staged.path("timeseries.parquet")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import vmsched
-from vmsched import budget, tabular
+from vmsched import api, budget, tabular
 from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
 from vmsched.errors import (
     InternalError,
@@ -60,7 +60,7 @@ BUG_NOTE = "this is a bug in vmsched; please report it with the command that tri
 
 #: A screen's worth of domains: `vmsched run` on a host with more shows the
 #: first ones and one line for the rest (summary.json has every domain).
-SHOWN_DOMAINS = 30
+SHOWN_DOMAINS = api.SHOWN_DOMAINS
 
 
 def _console() -> Console:
@@ -335,7 +335,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.format == "csv":
         tabular.print_rows("csv", RUN_COLUMNS, _run_rows(result.summary))
         return EXIT_OK
-    s = result._summary_head(SHOWN_DOMAINS)
+    s = result._summary_head()
     out = Output()
     if s["title"]:
         out.print(s["title"], bold=True)

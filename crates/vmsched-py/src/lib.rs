@@ -393,29 +393,25 @@ impl Sim {
         })
     }
 
-    /// The summary as JSON text, its domain list cut after the first
-    /// `shown` and what a table shows of the rest in `_rest` (`summary_head`).
-    fn summary_head(&self, wall_s: f64, shown: usize) -> PyResult<String> {
-        guarded(|| {
-            let s = summary_head(self.sim.summary(wall_s), shown).to_string();
-            pysched::take_fault().map_or(Ok(s), Err)
-        })
-    }
-
-    /// summary.json's bytes: the summary with `scenario` (Python's
-    /// `json.dumps` text of the scenario as run), exactly as
-    /// `json.dumps(summary, indent=2) + "\n"` writes the summary `vmsched.run`
-    /// builds (`pyjson::summary_document`).
-    fn summary_document<'py>(
+    /// From one build of the summary: summary.json's bytes, the summary
+    /// with `scenario` (Python's `json.dumps` text of the scenario as run)
+    /// exactly as `json.dumps(summary, indent=2) + "\n"` writes the summary
+    /// `vmsched.run` builds (`pyjson::summary_document`); and the summary as
+    /// JSON text with its domain list cut after the first `shown`, what a
+    /// table shows of the rest in `_rest` (`summary_head`).
+    fn summary_texts<'py>(
         &self,
         py: Python<'py>,
         wall_s: f64,
         scenario: &str,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+        shown: usize,
+    ) -> PyResult<(Bound<'py, PyBytes>, String)> {
         guarded(|| {
-            let text = pyjson::summary_document(&self.sim.summary(wall_s), scenario);
+            let s = self.sim.summary(wall_s);
             pysched::take_fault().map_or(Ok(()), Err)?;
-            Ok(PyBytes::new(py, text.as_bytes()))
+            let document = pyjson::summary_document(&s, scenario);
+            let document = PyBytes::new(py, document.as_bytes());
+            Ok((document, summary_head(s, shown).to_string()))
         })
     }
 
