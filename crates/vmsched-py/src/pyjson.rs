@@ -65,7 +65,9 @@ pub fn indent(text: &str, depth: usize, out: &mut String) {
             }
             close @ (b'}' | b']') => {
                 out.push_str(&text[start..i]);
-                depth -= 1;
+                depth = depth
+                    .checked_sub(1)
+                    .expect("json.dumps text has balanced brackets");
                 newline(out, depth);
                 out.push(close as char);
                 i += 1;
