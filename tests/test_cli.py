@@ -167,7 +167,7 @@ def test_bench_quick_writes_its_measurements(tmp_path):
     assert (report["scheduler"], report["quick"], report["repeats"]) == ("credit", True, 1)
     names = [c["name"] for c in report["cases"]]
     assert names == [name for name, _, _ in vmsched._core.bench_cases("credit", True)]
-    for c in report["cases"]:
+    for c in report["cases"] + report["commands"]:
         assert c["events"] > 0 and c["simulated_s"] > 0 and c["bytes_per_vcpu"] > 0
         assert c["name"] in proc.stdout
     heap = report["heap"]

@@ -1,5 +1,5 @@
 """`python -m vmsched`: the same as the `vmsched` command."""
 
-from vmsched.cli import main
+from vmsched.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

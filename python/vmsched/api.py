@@ -18,11 +18,9 @@ has `hosts` (each host's own summary) and `domains` (every domain, with its
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,8 +28,14 @@ from typing import Any
 
 from vmsched import _core, budget
 from vmsched.errors import OutputError, ScenarioError, from_core
-from vmsched.output import OutputSet, check_out_path, unwritable
-from vmsched.scenario import Scenario, load
+from vmsched.output import (
+    OutputSet,
+    check_out_path,
+    make_private_file,
+    probe_writable,
+    unwritable,
+)
+from vmsched.scenario import Scenario, read
 
 #: A run that takes longer than this (wall seconds) shows a progress bar.
 PROGRESS_AFTER_S = 2.0
@@ -39,6 +43,10 @@ PROGRESS_AFTER_S = 2.0
 CHUNKS = 200
 
 ProgressFn = Callable[[float, float], None]
+
+#: A screen's worth of domains: `vmsched run` on a host with more shows the
+#: first ones and one line for the rest (summary.json has every domain).
+SHOWN_DOMAINS = 30
 
 #: The file each trace option writes into the output folder.
 TRACE_FILES = {"trace": "trace.txt", "xentrace": "trace.xentrace"}
@@ -55,15 +63,87 @@ class Result:
         traces: dict[str, Path] | None = None,
     ):
         self.scenario = scenario
-        self.summary = summary
-        self._series = series
+        self._summary: dict[str, Any] | None = summary
+        self._series_raw = series
         self._df = None
         #: The trace files the run wrote, by option ("trace", "xentrace").
         self.traces = dict(traces or {})
+        # A lazy result's engine (`_of_sim`): (the simulation, the wall
+        # seconds its summary gives, the scenario's JSON text).
+        self._sim: tuple[Any, float, str] | None = None
+        # Its summary.json bytes and cut summary (`_lazy_texts`).
+        self._texts: tuple[bytes, str] | None = None
+
+    @classmethod
+    def _of_sim(
+        cls, scenario: Scenario, sim: Any, wall_s: float, text: str, traces: dict[str, Path]
+    ) -> Result:
+        """The result of one host's finished simulation `sim`, whose summary
+        and time series are taken from it when first used (`vmsched.run`
+        with `lazy=True`); `text` is the scenario as the core read it."""
+        result = cls(scenario, None, None, traces)
+        result._sim = (sim, wall_s, text)
+        return result
+
+    def _lazy_texts(self) -> tuple[bytes, str]:
+        """A lazy result's summary.json bytes and summary cut after
+        SHOWN_DOMAINS (`_core.Sim.summary_texts`), made once."""
+        if self._texts is None:
+            sim, wall_s, text = self._sim
+            self._texts = sim.summary_texts(wall_s, text, SHOWN_DOMAINS)
+        return self._texts
+
+    def _release(self) -> None:
+        """Let the engine go once nothing more is taken from it."""
+        if self._summary is not None and self._series_raw is not None:
+            self._sim = None
+            self._texts = None
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The summary (a dict, the same as summary.json)."""
+        if self._summary is None:
+            sim, wall_s, _text = self._sim
+            summary = json.loads(sim.summary(wall_s))
+            # The scenario as run (after any overrides), so a result explains itself.
+            summary["scenario"] = self.scenario.data
+            self._summary = summary
+            self._release()
+        return self._summary
+
+    @summary.setter
+    def summary(self, value: dict[str, Any]) -> None:
+        self._summary = value
+
+    @property
+    def _series(self) -> dict[str, Any] | list[tuple[str, dict[str, Any]]]:
+        if self._series_raw is None:
+            self._series_raw = self._sim[0].series()
+            self._release()
+        return self._series_raw
+
+    def _summary_head(self) -> dict[str, Any]:
+        """The summary, or for a lazy result one whose domain list stops
+        after the first SHOWN_DOMAINS, with `_rest` saying what a table shows
+        of the others (`_core.Sim.summary_texts`), and no `scenario`. What
+        `vmsched run` prints from, without holding every domain of a large
+        host as Python objects."""
+        if self._summary is not None:
+            return self._summary
+        return json.loads(self._lazy_texts()[1])
+
+    def _summary_text(self) -> str:
+        """`json.dumps(self.summary, indent=2)`, without building the summary
+        of a lazy result."""
+        if self._summary is not None:
+            return _core.indent_json(json.dumps(self._summary))
+        return self._lazy_texts()[0].decode()[:-1]
 
     @property
     def is_cluster(self) -> bool:
         """Is this the result of a cluster of hosts?"""
+        if self._summary is None:
+            return False  # a lazy result is one host's
         return bool(self.summary.get("cluster"))
 
     @property
@@ -140,10 +220,15 @@ class Result:
     def _write_into(self, staged: OutputSet, sim: Any = None) -> None:
         """Write this result's files into a staging folder; given the
         single-host simulation it came from, the series is encoded by the core."""
-        staged.path("summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        summary = staged.path("summary.json")
+        if self._summary is None:
+            # What json.dumps(self.summary, indent=2) writes, from the core.
+            summary.write_bytes(self._lazy_texts()[0])
+        else:
+            summary.write_text(self._summary_text() + "\n")
         series = staged.path("timeseries.parquet")
         if sim is not None and not self.is_cluster:
-            write_series(sim, self._series["rows"], series)
+            write_series(sim, sim.series_rows(), series)
         else:
             write_table(self.timeseries_table(), series)
 
@@ -335,8 +420,7 @@ def prepare_out_dir(out: str | Path) -> Path:
     p = check_out_path(out)
     try:
         p.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(dir=p, prefix=".vmsched-probe-", delete=True)
-        probe.close()
+        probe_writable(p)
     except OSError as exc:
         raise ScenarioError(
             f"cannot be written ({exc.strerror}); expected a writable output folder", file=str(out)
@@ -355,11 +439,10 @@ def _write_whole(path: Path, fill: Callable[[str], object]) -> None:
     """Create `path` whole or not at all: `fill` writes a temporary file in the
     same folder, which then takes the place of `path`."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.close(fd)
+    tmp = str(make_private_file(path.parent, f".{path.name}."))
     try:
         fill(tmp)
-        # mkstemp makes the file private (0600); results are ordinary files.
+        # The new file is private (0600); results are ordinary files.
         os.chmod(tmp, _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
@@ -495,16 +578,21 @@ def _check_trace_space(sc: Scenario, targets: dict[str, Path], out: str | Path |
 
     # A scratch folder that cannot be written leaves the estimate out: the
     # run itself says whether its own files can be.
+    import contextlib
+
     with contextlib.suppress(OSError):
         budget.check_traces(sc.data, sc.source, targets, make_sim)
 
 
-def _coerce(scenario: str | Path | Scenario | dict[str, Any]) -> Scenario:
+def _coerce(scenario: str | Path | Scenario | dict[str, Any]) -> tuple[Scenario, str]:
+    """The scenario validated, and its tree as the core reads it."""
     if isinstance(scenario, Scenario):
-        return scenario.validate()
-    if isinstance(scenario, dict):
-        return Scenario(scenario).validate()
-    return load(scenario)
+        sc = scenario
+    elif isinstance(scenario, dict):
+        sc = Scenario(scenario)
+    else:
+        sc = read(scenario)
+    return sc, sc._validated_json()
 
 
 def _trace_target(option: str, value: bool | str | Path | None, out) -> Path | None:
@@ -543,6 +631,7 @@ def run(
     progress: bool | ProgressFn = True,
     trace: bool | str | Path = False,
     xentrace: bool | str | Path = False,
+    lazy: bool = False,
 ) -> Result:
     """Simulate a scenario (a TOML path, a Scenario or a dict) and return its Result.
 
@@ -555,8 +644,14 @@ def run(
     `xentrace=True` into `out/trace.xentrace` (Xen's binary trace records).
     Either may be a file path instead. Each file appears whole when the run
     ends, or not at all. docs/trace.md describes both formats.
+
+    `lazy=True` (one host only; a cluster's result is built at once) keeps
+    the engine in the Result and takes the summary and the time series from
+    it when first used: the files are written from the engine directly, and
+    a large host's summary is not held as Python objects unless asked for
+    (what `vmsched run` does). The result is the same either way.
     """
-    sc = _coerce(scenario)
+    sc, text = _coerce(scenario)
     targets = {
         option: path
         for option, value in (("trace", trace), ("xentrace", xentrace))
@@ -585,10 +680,10 @@ def run(
             staged.check_free(name, "a writable place for the results")
     try:
         try:
-            sim = _core.Cluster(sc.to_json()) if sc.is_cluster else _core.Sim(sc.to_json())
+            sim = _core.Cluster(text) if sc.is_cluster else _core.Sim(text)
         except Exception as exc:  # noqa: BLE001 - translated
             raise from_core(exc, sc.source) from None
-        result = _simulate(sc, sim, targets, staged, progress)
+        result = _simulate(sc, sim, targets, staged, progress, text, lazy)
         if staged is not None:
             staged.commit()
     except BaseException as exc:
@@ -620,9 +715,12 @@ def _simulate(
     targets: dict[str, Path],
     staged: OutputSet | None,
     progress: bool | ProgressFn,
+    text: str,
+    lazy: bool,
 ) -> Result:
     """Run `sim` to its end and build the Result, writing its files into
-    `staged` (the traces go there too when they belong in the output folder)."""
+    `staged` (the traces go there too when they belong in the output folder).
+    `text` is the scenario as the core read it; `lazy` as `run` takes it."""
     if staged is not None:
         targets = {
             k: staged.path(p.name) if p.parent == staged.out and p.name == TRACE_FILES[k] else p
@@ -668,10 +766,13 @@ def _simulate(
         # A trace that could not be written (a full disk) is reported here,
         # after the simulation: OutputError, not bad input.
         sim.finish_trace()
-    summary = json.loads(sim.summary(wall))
-    # The scenario as run (after any overrides), so a result explains itself.
-    summary["scenario"] = sc.data
-    result = Result(sc, summary, sim.series(), targets)
+    if lazy and not sc.is_cluster:
+        result = Result._of_sim(sc, sim, wall, text, targets)
+    else:
+        summary = json.loads(sim.summary(wall))
+        # The scenario as run (after any overrides), so a result explains itself.
+        summary["scenario"] = sc.data
+        result = Result(sc, summary, sim.series(), targets)
     if staged is not None:
         result._write_into(staged, sim)
     return result

@@ -125,8 +125,14 @@ def _measure_command(toml_text: str, repeats: int, tmp: Path) -> dict[str, float
     summary = json.loads((out / "summary.json").read_text())
     wall = min(w for w, _, _ in runs)
     cpu = min(c for _, c, _ in runs)
-    engine = _engine_peak_mib(load(scenario).to_json(), tmp)
+    scenario_json = load(scenario).to_json()
+    engine = _engine_peak_mib(scenario_json, tmp)
+    # The model's state per VCPU, as the engine cases give it: the same
+    # scenario simulated here once more.
+    sim = _core.Sim(scenario_json)
+    sim.run_until(UNTIL_END_NS)
     return {
+        "bytes_per_vcpu": sim.bytes_per_vcpu(),
         "wall_s": wall,
         "simulated_s": summary["duration_s"],
         "events": summary["events"],
@@ -207,7 +213,8 @@ def run_benchmarks(
     (`realtime_factor`) and bytes of model state per VCPU, best of `repeats`,
     and the peak memory of a process simulating it (`peak_mib`). `commands`
     has the whole-command cases: the same figures for `vmsched run --out`
-    from process start to results written, its peak beside the engine-only
+    from process start to results written (with the bytes per VCPU of the
+    same scenario simulated in this process), its peak beside the engine-only
     peak (`engine_peak_mib`), and `peak_ratio`, the first over the second
     once the `baseline_mib` of an idle process is taken from both.
     `heap` compares the engine on three CPU hogs with a bare binary-heap

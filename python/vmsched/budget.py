@@ -31,8 +31,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -198,6 +196,9 @@ def check_traces(
     warmup_s, pilot_s, measured_s = pilot_span(data)
     if pilot_s <= 0:
         return
+    import shutil
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="vmsched-pilot-") as scratch:
         files = {k: Path(scratch) / p.name for k, p in targets.items()}
         sim = make_sim(json.dumps(data))

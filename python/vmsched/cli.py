@@ -13,8 +13,6 @@ is simulated; 3 the results could not be written (a full disk), nothing kept;
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import os
 import re
@@ -25,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import vmsched
-from vmsched import budget, tabular
+from vmsched import api, budget, tabular
 from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
 from vmsched.errors import (
     InternalError,
@@ -37,7 +35,7 @@ from vmsched.errors import (
     unknown_name,
 )
 from vmsched.output import install_signal_handlers
-from vmsched.scenario import Scenario, read
+from vmsched.scenario import Scenario, _put, read
 from vmsched.tabular import Grid, Output
 
 if TYPE_CHECKING:
@@ -62,7 +60,7 @@ BUG_NOTE = "this is a bug in vmsched; please report it with the command that tri
 
 #: A screen's worth of domains: `vmsched run` on a host with more shows the
 #: first ones and one line for the rest (summary.json has every domain).
-SHOWN_DOMAINS = 30
+SHOWN_DOMAINS = api.SHOWN_DOMAINS
 
 
 def _console() -> Console:
@@ -104,8 +102,11 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
         "run.duration_s": ("--duration-s", args.duration_s),
     }
     given = {path: opt for path, (opt, val) in options.items() if val is not None}
+    # The tree just read is this command's own: the overrides go into it, in
+    # the order Scenario(tree, duration_s=..., seed=...) would put them.
     sc = read(args.scenario)
-    sc = Scenario(sc.data, seed=args.seed, duration_s=args.duration_s, source=sc.source)
+    _put(sc.data, "run", "duration_s", args.duration_s)
+    _put(sc.data, "run", "seed", args.seed)
     if getattr(args, "scheduler", None):
         from vmsched.scheduler import under
 
@@ -114,16 +115,44 @@ def _with_overrides(args: argparse.Namespace) -> tuple[Scenario, dict[str, str]]
     return sc, given
 
 
-def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) -> Grid:
+def _beyond(
+    domains: list[dict[str, Any]], rest: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """What the tables say of the domains after the first SHOWN_DOMAINS (None
+    if there are none): their number (`count`), their CPU, runnable and
+    blocked shares (lists, in order), their VCPUs' context switches and
+    whether any did I/O (`io`). `rest` is the same from the core (the `_rest`
+    of a summary it cut short, `Result._summary_head`), else it is taken
+    from `domains`."""
+    if rest is not None:
+        return rest
+    others = domains[SHOWN_DOMAINS:]
+    if not others:
+        return None
+    return {
+        "count": len(others),
+        **{k: [d[k] for d in others] for k in _SHARES},
+        "context_switches": sum(v["context_switches"] for d in others for v in d["vcpus"]),
+        "io": any(d.get("xenmon", {}).get("io_events") for d in others),
+    }
+
+
+def _run_table(
+    domains: list[dict[str, Any]],
+    measured_s: float,
+    verbose: bool,
+    rest: dict[str, Any] | None = None,
+) -> Grid:
     """One row per domain (and per VCPU of multi-VCPU domains, or with -v);
-    beyond SHOWN_DOMAINS domains, one row averages the rest."""
+    beyond SHOWN_DOMAINS domains, one row averages the rest (`rest` as
+    `_beyond` takes it)."""
     measured_ns = measured_s * 1e9
     table = Grid()
     table.add_column("domain", no_wrap=True)
     for col in ("CPU %", "runnable %", "blocked %", "ctx switches", "wake p50 µs", "wake p99 µs"):
         table.add_column(col, justify="right")
-    domains, rest = domains[:SHOWN_DOMAINS], domains[SHOWN_DOMAINS:]
-    for d in domains:
+    beyond = _beyond(domains, rest)
+    for d in domains[:SHOWN_DOMAINS]:
         vcpus = d["vcpus"]
         single = len(vcpus) == 1
         lat = vcpus[0]["wake_latency_us"] if single else None
@@ -148,12 +177,13 @@ def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) 
                 _fmt_us(v["wake_latency_us"]["p50"]),
                 _fmt_us(v["wake_latency_us"]["p99"]),
             )
-    if rest:
-        mean = {k: sum(d[k] for d in rest) / len(rest) for k in _SHARES}
+    if beyond is not None:
+        n = beyond["count"]
+        mean = {k: sum(beyond[k]) / n for k in _SHARES}
         table.add_row(
-            f"{len(rest):,} more (mean)",
+            f"{n:,} more (mean)",
             *(_fmt_pct(mean[k]) for k in _SHARES),
-            str(sum(v["context_switches"] for d in rest for v in d["vcpus"])),
+            str(beyond["context_switches"]),
             "",
             "",
         )
@@ -163,9 +193,15 @@ def _run_table(domains: list[dict[str, Any]], measured_s: float, verbose: bool) 
 _SHARES = ("cpu_pct", "runnable_pct", "blocked_pct")
 
 
-def _io_table(doms: list[dict[str, Any]]) -> Grid | None:
-    """XenMon's and xentop's I/O view of each domain, if the run did any I/O."""
-    if not any(d.get("xenmon", {}).get("io_events") for d in doms):
+def _io_table(doms: list[dict[str, Any]], rest: dict[str, Any] | None = None) -> Grid | None:
+    """XenMon's and xentop's I/O view of each domain, if the run did any I/O
+    (`rest` as `_beyond` takes it)."""
+    beyond = _beyond(doms, rest)
+    shown = doms[:SHOWN_DOMAINS]
+    if not (
+        any(d.get("xenmon", {}).get("io_events") for d in shown)
+        or (beyond is not None and beyond["io"])
+    ):
         return None
     # As in xentop, NETTX/NETRX are the back end's view: NETTX is what the
     # back end sent to the guest (the guest received it).
@@ -203,13 +239,14 @@ def _print_host(
     )
     if note:
         out.print(note)
-    out.print(_run_table(s["domains"], s["measured_s"], verbose))
-    io = _io_table(s["domains"])
+    rest = s.get("_rest")
+    out.print(_run_table(s["domains"], s["measured_s"], verbose, rest))
+    io = _io_table(s["domains"], rest)
     if io is not None:
         out.print(io)
     for d in s["domains"][:SHOWN_DOMAINS]:
         out.print(f"{d['name']}: {_workload_text(d['workload'])}")
-    hidden = len(s["domains"]) - SHOWN_DOMAINS
+    hidden = len(s["domains"]) + (rest["count"] if rest else 0) - SHOWN_DOMAINS
     if hidden > 0:
         out.print(
             f"{hidden:,} more domains not listed: every domain is in summary.json "
@@ -281,8 +318,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
     sc, given = _with_overrides(args)
     try:
+        # Lazy: the files are written from the engine, and only what is
+        # printed becomes Python objects (a large host's summary is millions).
         result = vmsched.run(
-            sc, out=args.out, progress=True, trace=args.trace, xentrace=args.xentrace
+            sc, out=args.out, progress=True, trace=args.trace, xentrace=args.xentrace, lazy=True
         )
     except ScenarioError as exc:
         if exc.path in given:
@@ -290,13 +329,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"{exc.message} (set by {given[exc.path]})", file=exc.file, path=exc.path
             ) from None
         raise
-    s = result.summary
     if args.json or args.format == "json":
-        print(json.dumps(s, indent=2))
+        print(result._summary_text())
         return EXIT_OK
     if args.format == "csv":
-        tabular.print_rows("csv", RUN_COLUMNS, _run_rows(s))
+        tabular.print_rows("csv", RUN_COLUMNS, _run_rows(result.summary))
         return EXIT_OK
+    s = result._summary_head()
     out = Output()
     if s["title"]:
         out.print(s["title"], bold=True)
@@ -493,6 +532,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "events/s",
         "simulated s per wall s",
         "per CPU s",
+        "bytes per VCPU",
         "peak MiB",
         "engine MiB",
         "ratio",
@@ -505,6 +545,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"{c['events_per_s'] / 1e6:.2f} M",
             f"{c['realtime_factor']:,.0f}",
             f"{c['cpu_realtime_factor']:,.0f}",
+            f"{c['bytes_per_vcpu']:,.0f}",
             f"{c['peak_mib']:,.0f}",
             f"{c['engine_peak_mib']:,.0f}",
             f"{c['peak_ratio']:.2f}",
@@ -763,6 +804,8 @@ def _add_reproduce(sub: argparse._SubParsersAction, parents: Sequence[argparse.A
 
 def _exists(module: str) -> bool:
     """Is there such a module (found without importing it)?"""
+    import importlib.util
+
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
@@ -799,6 +842,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         if command.needs and not _exists(command.needs):
             continue
         if argv is None or name == wanted:
+            import importlib
+
             module, function = command.register.split(":")
             getattr(importlib.import_module(module), function)(sub, [common])
         else:
@@ -808,6 +853,43 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _error(message: str) -> None:
     print(f"vmsched: error: {message}", file=sys.stderr)
+
+
+#: Commands after which the `vmsched` process may end without the
+#: interpreter's teardown (`entry`): they write and close every file they
+#: make, and start no thread or process.
+QUICK_EXIT = frozenset({"run", "validate"})
+
+
+def entry() -> int:
+    """The `vmsched` program (the installed script and `python -m vmsched`):
+    `main` on this process's command line, and its exit status.
+
+    After a command of QUICK_EXIT the process ends at once (`os._exit`), once
+    the exit handlers have run and standard output and error are flushed: the
+    interpreter's teardown would free every object one by one (a large run's
+    summary is millions), which writes nothing. It ends the normal way
+    instead when code other than vmsched's ran (a scheduler written in
+    Python), when a thread is still running, or when flushing the output
+    fails (which the normal way reports)."""
+    argv = sys.argv[1:]
+    status = main(argv)
+    threads = sys.modules.get("threading")
+    if (
+        _command_in(argv) in QUICK_EXIT
+        and "vmsched.scheduler" not in sys.modules
+        and (threads is None or threads.active_count() == 1)
+    ):
+        import atexit
+
+        atexit._run_exitfuncs()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            return status
+        os._exit(status)
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

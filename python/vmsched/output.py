@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import signal
-import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
@@ -52,6 +49,41 @@ def check_out_path(out: str | Path) -> Path:
     return p
 
 
+#: Tries at an unused random name before giving up (as tempfile does).
+_NAME_TRIES = 100
+
+
+def _unused_name(folder: Path, prefix: str, make: Callable[[Path], None]) -> Path:
+    """`make(folder/NAME)` for a new random NAME starting with `prefix`,
+    retried while the name is taken: tempfile's mkdtemp and mkstemp, without
+    the cost of importing tempfile (and shutil, random) at every start."""
+    for _ in range(_NAME_TRIES):
+        path = folder / f"{prefix}{os.urandom(6).hex()}"
+        try:
+            make(path)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(errno.EEXIST, "no unused file name", str(folder / prefix))
+
+
+def make_private_dir(folder: Path, prefix: str) -> Path:
+    """A new folder (mode 0700) with a random name in `folder`."""
+    return _unused_name(folder, prefix, lambda p: os.mkdir(p, 0o700))
+
+
+def make_private_file(folder: Path, prefix: str) -> Path:
+    """A new empty file (mode 0600) with a random name in `folder`."""
+    return _unused_name(
+        folder, prefix, lambda p: os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    )
+
+
+def probe_writable(folder: Path) -> None:
+    """Create a file in `folder` and remove it: OSError if it cannot be written."""
+    make_private_file(folder, ".vmsched-probe-").unlink()
+
+
 def make_out_dir(out: str | Path) -> tuple[Path, list[Path]]:
     """Create the output folder (and its parents) if needed and check that it
     can be written; returns it and the folders this created (outermost
@@ -60,8 +92,7 @@ def make_out_dir(out: str | Path) -> tuple[Path, list[Path]]:
     created = [d for d in (p, *p.parents) if not d.exists()][::-1]
     try:
         p.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(dir=p, prefix=".vmsched-probe-", delete=True)
-        probe.close()
+        probe_writable(p)
     except OSError as exc:
         remove_empty(created)
         raise ScenarioError(
@@ -97,7 +128,7 @@ class OutputSet:
     def __init__(self, out: str | Path) -> None:
         self.out, self._created = make_out_dir(out)
         try:
-            self.staging = Path(tempfile.mkdtemp(dir=self.out, prefix=STAGING_PREFIX))
+            self.staging = make_private_dir(self.out, STAGING_PREFIX)
         except OSError as exc:
             remove_empty(self._created)
             raise ScenarioError(
@@ -127,6 +158,8 @@ class OutputSet:
     def discard(self) -> None:
         """Remove the staging folder (the output folder stays, as `run`
         checked and made it before simulating)."""
+        import shutil
+
         shutil.rmtree(self.staging, ignore_errors=True)
 
     def check_free(self, name: str, expected: str) -> None:
@@ -180,8 +213,6 @@ def install_signal_handlers() -> Callable[[], None]:
     the previous handlers back. Does nothing outside the main thread. A
     process forked from this one (a worker of a pool) keeps the default
     action: it dies of the signal as before."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
     owner = os.getpid()
 
     def handler(signum: int, _frame: object) -> None:
@@ -191,7 +222,12 @@ def install_signal_handlers() -> Callable[[], None]:
             return
         raise Interrupted(signum)
 
-    old = {s: signal.signal(s, handler) for s in _HELD_SIGNALS}
+    try:
+        old = {s: signal.signal(s, handler) for s in _HELD_SIGNALS}
+    except ValueError:
+        # signal.signal refuses exactly when this is not the main thread
+        # (of the main interpreter): nothing was changed.
+        return lambda: None
 
     def restore() -> None:
         for s, h in old.items():

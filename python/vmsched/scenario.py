@@ -16,12 +16,9 @@ in TOML, each with its own `name`, scheduler and domains) instead of one
 
 from __future__ import annotations
 
-import copy
-import datetime
 import json
 import math
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +73,8 @@ def parse_toml(text: str, file: str, field: str = "", where: str = "") -> dict[s
     """TOML text as a tree; a syntax error or nesting too deep for the parser
     is a ScenarioError (`where` names the file in the message when `file`
     is another one)."""
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -95,6 +94,9 @@ def _child(path: str, key: object) -> str:
 
 
 def _describe(v: object) -> str:
+    # A date or time can only come from tomllib, which has imported datetime.
+    import datetime
+
     if isinstance(v, datetime.datetime | datetime.date | datetime.time):
         return f"{v.isoformat()} is a TOML date or time"
     return f"{v!r} is a {type(v).__name__}"
@@ -200,10 +202,13 @@ class Scenario:
         profile: str | dict[str, Any] | None = None,
         source: str | None = None,
     ) -> None:
+        self.data: dict[str, Any] = {}
         if data:
+            import copy
+
             # Too deep a tree is refused before copying it (which recurses).
             check_tree(data, source)
-        self.data: dict[str, Any] = copy.deepcopy(data) if data else {}
+            self.data = copy.deepcopy(data)
         self.source = source
         _put(self.data, "host", "pcpus", pcpus)
         _put(self.data, "host", "topology", dict(topology) if topology is not None else None)
@@ -218,6 +223,18 @@ class Scenario:
         _put(self.data, "run", "sample_ms", sample_ms)
         if not self.is_cluster:
             self.data.setdefault("domain", [])
+
+    @classmethod
+    def _adopt(cls, data: dict[str, Any], source: str | None) -> Scenario:
+        """`Scenario(data, source=source)` over a tree nobody else holds (one
+        just parsed from a file): checked as that checks it, not copied."""
+        check_tree(data, source)
+        sc = cls.__new__(cls)
+        sc.data = data
+        sc.source = source
+        if not sc.is_cluster:
+            sc.data.setdefault("domain", [])
+        return sc
 
     @property
     def is_cluster(self) -> bool:
@@ -349,6 +366,12 @@ class Scenario:
     def validate(self) -> Scenario:
         """Check the scenario completely; raises ScenarioError. A scheduler
         written in Python that it names is loaded and registered first."""
+        self._validated_json()
+        return self
+
+    def _validated_json(self) -> str:
+        """`validate`, returning the tree as the core reads it (`to_json`),
+        which the caller can hand to the core without converting it again."""
         names = [t.get("name") for _, t in scheduler_tables(self.data) if isinstance(t, dict)]
         # (vmsched.scheduler's is_spec; that module loads only when needed.)
         if any(isinstance(n, str) and ":" in n for n in names):
@@ -363,7 +386,7 @@ class Scenario:
             _core.validate(text)
         except Exception as exc:  # noqa: BLE001 - translated, never swallowed
             raise from_core(exc, self.source) from None
-        return self
+        return text
 
     @property
     def duration_s(self) -> float:
@@ -428,10 +451,14 @@ def read(path: str | Path) -> Scenario:
     text = read_text_limited(p, "the path of a scenario TOML file", file)
     data = parse_toml(text, file)
     _resolve_profile(data, p.parent, file)
-    from vmsched import scheduler
+    # Only a scheduler of the user's (`file.py:Class`) is rebased: the module
+    # that does it (and what it imports) loads only for one.
+    names = [t.get("name") for _, t in scheduler_tables(data) if isinstance(t, dict)]
+    if any(isinstance(n, str) and ":" in n for n in names):
+        from vmsched import scheduler
 
-    scheduler.rebase(data, p.parent)
-    return Scenario(data, source=file)
+        scheduler.rebase(data, p.parent)
+    return Scenario._adopt(data, file)
 
 
 def load(path: str | Path) -> Scenario:

@@ -2,6 +2,7 @@
 //! logic lives here. Every call is guarded so that a Rust panic becomes a
 //! Python `vmsched.InternalError` that says it is a bug, never a crash.
 
+mod pyjson;
 mod pysched;
 
 use pyo3::create_exception;
@@ -126,6 +127,74 @@ fn bench_cases(sched: &str, short: bool) -> PyResult<Vec<(String, String, String
             })
             .collect())
     })
+}
+
+/// `json.dumps(obj)`'s text (default separators) laid out as
+/// `json.dumps(obj, indent=2)` lays it out (`pyjson::indent`).
+#[pyfunction]
+fn indent_json(text: &str) -> PyResult<String> {
+    guarded(|| {
+        let mut out = String::new();
+        pyjson::indent(text, 0, &mut out);
+        Ok(out)
+    })
+}
+
+/// A float of the core's summary as summary.json has it (`pyjson::write_float`):
+/// for the tests, which compare it with Python's `repr`.
+#[pyfunction]
+fn float_repr(x: f64) -> String {
+    let mut out = String::new();
+    pyjson::write_float(x, &mut out);
+    out
+}
+
+/// Is a JSON value true as Python takes it (not null, false, 0, "", [] or {})?
+fn truthy(v: Option<&serde_json::Value>) -> bool {
+    use serde_json::Value;
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+    }
+}
+
+/// A host's summary with its domain list cut after the first `shown`, and,
+/// when it had more, `_rest`: what a table shows of the others (their
+/// number; their CPU, runnable and blocked shares, in order; the sum of
+/// their VCPUs' context switches; whether any did I/O).
+fn summary_head(mut s: serde_json::Value, shown: usize) -> serde_json::Value {
+    use serde_json::{json, Value};
+    let rest = match s.get_mut("domains") {
+        Some(Value::Array(doms)) if doms.len() > shown => doms.split_off(shown),
+        _ => return s,
+    };
+    let column = |key: &str| -> Vec<Value> {
+        rest.iter()
+            .map(|d| d.get(key).cloned().unwrap_or(Value::Null))
+            .collect()
+    };
+    let switches: u64 = rest
+        .iter()
+        .filter_map(|d| d.get("vcpus").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|v| v.get("context_switches").and_then(Value::as_u64))
+        .sum();
+    let io = rest
+        .iter()
+        .any(|d| truthy(d.get("xenmon").and_then(|x| x.get("io_events"))));
+    s["_rest"] = json!({
+        "count": rest.len(),
+        "cpu_pct": column("cpu_pct"),
+        "runnable_pct": column("runnable_pct"),
+        "blocked_pct": column("blocked_pct"),
+        "context_switches": switches,
+        "io": io,
+    });
+    s
 }
 
 /// The whole-command benchmark cases for a scheduler: [(name, about, scenario TOML)].
@@ -324,9 +393,36 @@ impl Sim {
         })
     }
 
+    /// From one build of the summary: summary.json's bytes, the summary
+    /// with `scenario` (Python's `json.dumps` text of the scenario as run)
+    /// exactly as `json.dumps(summary, indent=2) + "\n"` writes the summary
+    /// `vmsched.run` builds (`pyjson::summary_document`); and the summary as
+    /// JSON text with its domain list cut after the first `shown`, what a
+    /// table shows of the rest in `_rest` (`summary_head`).
+    fn summary_texts<'py>(
+        &self,
+        py: Python<'py>,
+        wall_s: f64,
+        scenario: &str,
+        shown: usize,
+    ) -> PyResult<(Bound<'py, PyBytes>, String)> {
+        guarded(|| {
+            let s = self.sim.summary(wall_s);
+            pysched::take_fault().map_or(Ok(()), Err)?;
+            let document = pyjson::summary_document(&s, scenario);
+            let document = PyBytes::new(py, document.as_bytes());
+            Ok((document, summary_head(s, shown).to_string()))
+        })
+    }
+
     /// The time series as raw little-endian columns (see `series_dict`).
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         guarded(|| series_dict(py, &self.sim))
+    }
+
+    /// The time series' number of rows (`series()["rows"]`, without the columns).
+    fn series_rows(&self) -> usize {
+        self.sim.series().len()
     }
 
     /// The time series as the bytes of a Parquet file, with `pandas` as its
@@ -484,6 +580,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_commands, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scaling, m)?)?;
     m.add_function(wrap_pyfunction!(bare_heap_loop, m)?)?;
+    m.add_function(wrap_pyfunction!(indent_json, m)?)?;
+    m.add_function(wrap_pyfunction!(float_repr, m)?)?;
     m.add_class::<Sim>()?;
     m.add_class::<ClusterSim>()?;
     pysched::add_to(m)?;
