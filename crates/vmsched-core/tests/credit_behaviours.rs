@@ -709,3 +709,45 @@ fn version_waker_is_boosted_from_3_0_4_only() {
         "3.0.3: the waker runs when the slice ends: {ran:?}"
     );
 }
+
+/// Before 3.0.4 (commit c62ecba43f, 1 Nov 2006, after the 3.0.3 branch) a
+/// capped VCPU is parked at every accounting that finds its credit negative,
+/// i.e. once it has run its fair share, even when that share is below its
+/// cap; from 3.0.4 only once it has overrun its cap (credit below −cap share).
+/// One PCPU: a hog capped at 50 % with weight 256 beside an uncapped hog of
+/// weight 768 (its fair share 25 %). Read after every accounting.
+#[test]
+fn version_capped_vcpu_parked_at_negative_credit_before_3_0_4() {
+    // Every accounting that found the capped VCPU running free and left it
+    // in debt: (its credit, whether that accounting parked it).
+    let seen = |v: &str| {
+        let toml = scen(
+            "pcpus = 1",
+            &format!("xen_version = \"{v}\""),
+            6.0,
+            &[("c", "cap = 50", HOG), ("h", "weight = 768", HOG)],
+        );
+        let mut s = sim(&toml);
+        let mut out = vec![];
+        let mut was_parked = false;
+        for k in 1..190 {
+            s.run_until(at_ms(30.0 * k as f64 + 0.000_001)).unwrap();
+            let c = &credit_state(&mut s)[0];
+            if !was_parked && c.last < 0 {
+                out.push((c.last, c.parked));
+            }
+            was_parked = c.parked;
+        }
+        out
+    };
+    // 3.0.3: every debt parks it, within its cap share or not.
+    let old = seen("3.0.3");
+    assert!(old.len() > 10, "3.0.3: {old:?}");
+    assert!(old.iter().all(|&(_, p)| p), "3.0.3: {old:?}");
+    assert!(old.iter().any(|&(c, _)| c >= -150), "3.0.3: {old:?}");
+    // 3.0.4: a debt within the cap share (150 credits at cap 50) parks nothing.
+    let new = seen("3.0.4");
+    let within: Vec<_> = new.iter().filter(|&&(c, _)| c >= -150).collect();
+    assert!(!within.is_empty(), "3.0.4: {new:?}");
+    assert!(within.iter().all(|&&(_, p)| !p), "3.0.4: {new:?}");
+}

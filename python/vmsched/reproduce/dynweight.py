@@ -373,7 +373,10 @@ DOM0_RATIO = Experiment(
         "NWC: the chapter caps only the guest in Credit (cap 50, Dom0 uncapped) and sets "
         "SEDF's extratime flag to 0; to treat the two schedulers alike, SEDF's flag is 0 for "
         "the guest only (Dom0 keeps extratime, as Credit's Dom0 is uncapped). The guest's "
-        "SEDF reservation still follows the ratio (66.7 % at 0.5, 50 % at 1, 25 % at 3).",
+        "SEDF reservation still follows the ratio (66.7 % at 0.5, 50 % at 1, 25 % at 3). "
+        "Credit 3.0.3 parks the capped guest at every accounting that finds it in debt, "
+        "once it has run its fair share by weight, even below its cap (commit c62ecba43f "
+        "changed that after 3.0.3 was branched).",
         "Web server: an httperf-like open loop at 2 000 req/s, above anything the tables "
         "report (886 req/s), so the reply rate is the maximum the host sustains, as in the "
         "Cherkasova reproductions (httperf is open loop; the chapter gives no rate), each "

@@ -323,6 +323,11 @@ struct Behaviour {
     /// (tag `3.0.3-branched`) without it: its `csched_vcpu_wake` only queues
     /// and tickles, so a waker preempts only a VCPU of lower priority.
     boost: bool,
+    /// Before 3.0.4 (commit c62ecba43f, 1 Nov 2006, after the 3.0.3 branch): a
+    /// capped VCPU is parked whenever its credit is negative at accounting,
+    /// that is once it has run its fair share even when that share is below
+    /// its cap; from then on only once it has overrun its cap.
+    park_on_negative_credit: bool,
 }
 
 impl Behaviour {
@@ -346,6 +351,7 @@ impl Behaviour {
             lb_ratelimit: !before(4, 18),
             unpark_boost_bug: !before(4, 1) && before(4, 13),
             boost: v >= Version::with_patch(3, 0, 4),
+            park_on_negative_credit: v < Version::with_patch(3, 0, 4),
         }
     }
 }
@@ -1443,7 +1449,12 @@ impl Credit {
                 let mut c = i64::from(self.u(v).credit);
                 if c < 0 {
                     self.set_queued_pri(ctx, v, PRI_OVER);
-                    if cap != 0 && c < -cap_per_unit && !self.u(v).parked {
+                    let park_below = if self.b.park_on_negative_credit {
+                        0
+                    } else {
+                        cap_per_unit
+                    };
+                    if cap != 0 && c < -park_below && !self.u(v).parked {
                         self.um(v).parked = true;
                         self.stat_parks += 1;
                         ctx.pause(v);
@@ -1774,6 +1785,8 @@ mod tests {
         assert!(!Behaviour::of(Version::with_patch(3, 0, 3)).boost);
         assert!(Behaviour::of(Version::with_patch(3, 0, 4)).boost);
         assert!(Behaviour::of(Version::new(3, 1)).boost);
+        assert!(Behaviour::of(Version::with_patch(3, 0, 3)).park_on_negative_credit);
+        assert!(!Behaviour::of(Version::with_patch(3, 0, 4)).park_on_negative_credit);
         let b34 = Behaviour::of(Version::new(3, 4));
         assert!(b34.sampled_debit && !b34.idle_polls && !b34.tick_driven_accounting);
         let b40 = Behaviour::of(Version::new(4, 0));
