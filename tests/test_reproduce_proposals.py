@@ -235,3 +235,21 @@ def test_the_tpcw_tiers_reserve_their_90th_percentile_need():
         own, accounted = np.mean(need[name], axis=0) * g.PERIOD_MS / 100
         assert abs(own - own_ms) <= 0.08, (name, own)
         assert abs(accounted - accounted_ms) <= 0.08, (name, accounted)
+
+
+def test_every_govindan_run_is_on_xen_3_0_2():
+    """The paper modified Xen 3.0.2: every run of every Govindan experiment (full and quick
+    grids, every host of a cluster) names the 3.0.2 tree, so SEDF repays a short block's
+    lost slice in penalty quanta until repaid (the rule before the change of 17 June 2006;
+    `short_block_rule_by_tree` in sched_sedf.rs tests the two rules) and BVT exists."""
+    seen = set()
+    for e in govindan2009.EXPERIMENTS:
+        for quick in (False, True):
+            for r in e.runs(quick):
+                data = r.scenario.data
+                hosts = data["host"] if isinstance(data["host"], list) else [data]
+                for h in hosts:
+                    spec = h["scheduler"]
+                    assert spec["xen_version"] == "3.0.2", (e.id, r.scheduler, spec)
+                    seen.add(spec["name"])
+    assert seen == {"sedf", "sedf-comm", "bvt"}

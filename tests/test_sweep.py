@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -501,3 +502,31 @@ def test_compare_and_alert_skip_figures(tmp_path):
     a.save(tmp_path / "a", figures=False)
     assert not list((tmp_path / "a").glob("*.png"))
     assert (tmp_path / "a" / "report.md").exists()
+
+
+def test_the_docs_example_answers_are_what_the_sweep_gives(tmp_path):
+    """docs/sweep.md's worked example: its spec swept for real, then each
+    DuckDB query the page shows is run on the results, and its printed table
+    must be the one the page shows (a change of results shows here)."""
+    duckdb = pytest.importorskip("duckdb")
+    from conftest import DOCS
+
+    text = (DOCS / "sweep.md").read_text()
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", text, re.S | re.M)
+    pairs = [
+        (code, blocks[k + 1][1])
+        for k, (lang, code) in enumerate(blocks)
+        if lang == "python" and "duckdb.sql(" in code
+    ]
+    assert len(pairs) == 2, "the page's two query/answer pairs"
+    r = sweeps.sweep(
+        DOCS / "examples" / "web-batch-caps.toml",
+        tmp_path / "o",
+        figures=False,
+        progress=False,
+        jobs=2,
+    )
+    for code, shown in pairs:
+        query = re.search(r'duckdb\.sql\("""(.*?)"""\)', code, re.S)[1]
+        query = query.replace("results/web-caps/", f"{r.out}/")
+        assert str(duckdb.sql(query)).strip() == shown.strip(), query

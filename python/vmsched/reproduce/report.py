@@ -329,6 +329,9 @@ DECISION_COUNTERS = {
     "comm_preferred": "sedf-comm: decisions that ran another VCPU than SEDF would have",
     "comm_preferred_penalty": "sedf-comm: of those, a penalty-queue VCPU (owed a lost slice)",
     "comm_no_slack": "sedf-comm: a more intensive VCPU passed over (no slack)",
+    "comm_not_eligible": "sedf-comm: decisions at which a more network-intensive VCPU than "
+    "any the rule may prefer waited for its next period (it had received its slice in the "
+    "current one; a diagnosis, not a decision)",
     "differs_from_credit": "credit-enhanced: decisions whose choice was not Credit's from the "
     "same state (the running VCPU where Credit's rate limit would keep it, else the "
     "run-queue head)",

@@ -448,6 +448,9 @@ pub(super) enum Prefer {
     /// A VCPU of the penalty queue (owed the slice it lost by blocking
     /// briefly), for one penalty extra-time quantum.
     Penalty(VcpuId),
+    /// A VCPU of the utilisation queue, for one utilisation extra-time
+    /// quantum (the run queue being empty).
+    Util(VcpuId),
 }
 
 /// What kind of time a PCPU is running (for `should_switch`).
@@ -869,6 +872,14 @@ impl Sedf {
             self.um(v).status |= EXTRA_RUN_PEN;
             self.stat_extra_pen += 1;
             (Some(v), EXTRA_QUANTUM_NS)
+        } else if let Some(Prefer::Util(v)) = prefer {
+            debug_assert!(
+                pc.extraq[UTIL].contains(&v),
+                "preferred {v} is not on pcpu {p}'s utilisation queue"
+            );
+            self.um(v).status |= EXTRA_RUN_UTIL;
+            self.stat_extra_util += 1;
+            (Some(v), EXTRA_QUANTUM_NS)
         } else if let Some(&head) = pc.runq.first() {
             let (r, limit) = match prefer {
                 Some(Prefer::Reserved { vcpu, limit_ns }) => {
@@ -915,10 +926,23 @@ impl Sedf {
         &self.pcpus[p.idx()].runq
     }
 
+    /// PCPU `p`'s wait queue: runnable VCPUs waiting for their next period
+    /// (they have received their slice in the current one, or reserve none),
+    /// earliest period start first.
+    pub(super) fn waitq(&self, p: PcpuId) -> &[VcpuId] {
+        &self.pcpus[p.idx()].waitq
+    }
+
     /// PCPU `p`'s penalty queue (VCPUs that lost reserved time by blocking
     /// briefly and are owed it in extra time), in SEDF's order.
     pub(super) fn penalty_queue(&self, p: PcpuId) -> &[VcpuId] {
         &self.pcpus[p.idx()].extraq[PEN]
+    }
+
+    /// PCPU `p`'s utilisation queue (every runnable VCPU with extra time),
+    /// in SEDF's order (lowest score first).
+    pub(super) fn util_queue(&self, p: PcpuId) -> &[VcpuId] {
+        &self.pcpus[p.idx()].extraq[UTIL]
     }
 
     /// What SEDF would run on `p` now in extra time, the run queue being

@@ -86,6 +86,16 @@ const PARAMS: &[ParamSpec] = &[
         "Among VCPUs with slice left, prefer a guest expected to send: its last sending run's packet count, within the interval between its last two (Algorithm 2).",
     ),
     switch(
+        "prefer_in_slack",
+        false,
+        "Also prefer, in extra time, a more network-intensive VCPU that has received its slice (from the utilisation queue): a reading the paper's text excludes ('so long as it has received less than its slice'), for comparison only.",
+    ),
+    switch(
+        "decide_on_wake",
+        false,
+        "Also decide again when a VCPU wakes that the rule may prefer and that is more network-intensive than the running one (SEDF decides then only by its own rules; the paper runs its choice as part of SEDF's decisions), for comparison only.",
+    ),
+    switch(
         "io_accounting",
         false,
         "Charge the driver domain's time for each guest's I/O (events x the platform's per-kind costs) to the guest's reservation instead of the driver domain's (section 4).",
@@ -97,6 +107,7 @@ pub const COUNTERS: &[(&str, &str)] = &[
     ("comm_preferred", "decisions that ran a more network-intensive domain than the queue's head"),
     ("comm_preferred_penalty", "decisions that ran a domain owed its lost slice from the penalty queue ahead of the head"),
     ("comm_no_slack", "more intensive candidates passed over for want of a quantum of slack"),
+    ("comm_not_eligible", "decisions at which a more network-intensive VCPU than any the rule may prefer waited for its next period (it had received its slice in the current one)"),
     ("io_charged_ns", "driver-domain time charged to the guests' reservations (ns)"),
     ("io_uncharged_ns", "driver-domain time a guest's reservation could not take (ns)"),
     ("dom0_credited_ns", "charged time credited back to the driver domain's reservation (ns)"),
@@ -130,6 +141,8 @@ struct Switches {
     dom0: bool,
     recipient: bool,
     sender: bool,
+    in_slack: bool,
+    on_wake: bool,
     accounting: bool,
 }
 
@@ -139,6 +152,8 @@ impl Switches {
             dom0: p.bool("prefer_dom0"),
             recipient: p.bool("prefer_recipient"),
             sender: p.bool("prefer_sender"),
+            in_slack: p.bool("prefer_in_slack"),
+            on_wake: p.bool("decide_on_wake"),
             accounting: p.bool("io_accounting"),
         }
     }
@@ -203,6 +218,8 @@ struct Candidate {
     vcpu: VcpuId,
     /// On the penalty queue (else on the run queue).
     penalty: bool,
+    /// On the utilisation queue only (`prefer_in_slack`).
+    util: bool,
 }
 
 /// The communication-aware SEDF scheduler's state.
@@ -216,6 +233,7 @@ pub struct SedfComm {
     stat_preferred: u64,
     stat_preferred_penalty: u64,
     stat_no_slack: u64,
+    stat_not_eligible: u64,
     stat_charged_ns: u64,
     stat_uncharged_ns: u64,
     stat_credited_ns: u64,
@@ -232,6 +250,7 @@ impl SedfComm {
             stat_preferred: 0,
             stat_preferred_penalty: 0,
             stat_no_slack: 0,
+            stat_not_eligible: 0,
             stat_charged_ns: 0,
             stat_uncharged_ns: 0,
             stat_credited_ns: 0,
@@ -316,8 +335,37 @@ impl SedfComm {
                     pos,
                     vcpu: v,
                     penalty: pen,
+                    util: false,
                 });
             }
+        }
+        if in_extra && self.on.in_slack {
+            let n = cands.len() + self.sedf.penalty_queue(p).len();
+            for (k, &v) in self.sedf.util_queue(p).iter().enumerate() {
+                if Some(v) == baseline || self.sedf.penalty_queue(p).contains(&v) {
+                    continue;
+                }
+                let i = self.intensity(ctx, driver, v, now);
+                if i > bar {
+                    cands.push(Candidate {
+                        intensity: i,
+                        pos: n + k,
+                        vcpu: v,
+                        penalty: false,
+                        util: true,
+                    });
+                }
+            }
+        }
+        // Diagnosis only (it changes no decision): a runnable VCPU waiting
+        // for its next period, more intensive than SEDF's choice and every
+        // eligible candidate, is one the rule may not prefer: it has received
+        // its slice in its period.
+        let best = cands.iter().map(|c| c.intensity).max().unwrap_or(0).max(bar);
+        if self.sedf.waitq(p).iter().any(|&v| {
+            Some(v) != baseline && ctx.is_runnable(v) && self.intensity(ctx, driver, v, now) > best
+        }) {
+            self.stat_not_eligible += 1;
         }
         // Most intensive first; equal intensities in SEDF's order (the run
         // queue's before the penalty queue's).
@@ -327,7 +375,11 @@ impl SedfComm {
             if in_extra {
                 // Extra time: no reservation waits, and the next period
                 // starts at least one quantum away (`extra_time_choice`).
-                choice = Some(Prefer::Penalty(c.vcpu));
+                choice = Some(if c.util {
+                    Prefer::Util(c.vcpu)
+                } else {
+                    Prefer::Penalty(c.vcpu)
+                });
                 break;
             }
             let slack = self.sedf.slack_before(ctx, p, c.vcpu, now);
@@ -466,6 +518,23 @@ impl Scheduler for SedfComm {
 
     fn wake(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
         self.sedf.wake(ctx, v);
+        if !(self.on.on_wake && self.on.any_preference()) {
+            return;
+        }
+        let (Some(driver), p) = (ctx.driver_domain(), ctx.processor(v)) else {
+            return;
+        };
+        let Some(cur) = ctx.current(p).filter(|&c| c != v) else {
+            return;
+        };
+        let eligible = self.sedf.runq(p).contains(&v)
+            || self.sedf.penalty_queue(p).contains(&v)
+            || (self.on.in_slack && self.sedf.util_queue(p).contains(&v));
+        let now = ctx.now().0 as i64;
+        if eligible && self.intensity(ctx, driver, v, now) > self.intensity(ctx, driver, cur, now)
+        {
+            ctx.tickle(p);
+        }
     }
 
     fn sleep(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
@@ -518,6 +587,7 @@ impl Scheduler for SedfComm {
             ("comm_preferred", self.stat_preferred),
             ("comm_preferred_penalty", self.stat_preferred_penalty),
             ("comm_no_slack", self.stat_no_slack),
+            ("comm_not_eligible", self.stat_not_eligible),
             ("io_charged_ns", self.stat_charged_ns),
             ("io_uncharged_ns", self.stat_uncharged_ns),
             ("dom0_credited_ns", self.stat_credited_ns),
