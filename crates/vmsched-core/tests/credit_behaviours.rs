@@ -231,7 +231,7 @@ fn c5_tick_evader_keeps_boost_and_stays_inactive() {
 /// Tick sampling before 4.0 (docs/schedulers/credit.md): a VCPU that is always blocked when the
 /// tick fires is never charged. After a first 50 ms burst (caught at ticks,
 /// so it becomes active), it runs 9 ms after each tick.
-/// Xen 3.0 never debits it, it banks credit, goes inactive and keeps UNDER
+/// Xen 3.0.4 never debits it, it banks credit, goes inactive and keeps UNDER
 /// and BOOST: it takes ~90 % of the PCPU from a hog of equal weight. From
 /// 4.0 it is charged for the time it runs, goes OVER, loses BOOST and gets
 /// about its 50 % share.
@@ -259,9 +259,10 @@ fn version_tick_sampled_debit_is_evadable_before_4_0() {
         s.run().unwrap();
         cpu_pct(&s.summary(0.0), "ev")
     };
-    let old = share("3.0");
+    // BOOST, which lets the evader preempt the hog, dates from 3.0.4.
+    let old = share("3.0.4");
     let new = share("4.22");
-    assert!(old > 85.0, "Xen 3.0: evader {old:.1}%");
+    assert!(old > 85.0, "Xen 3.0.4: evader {old:.1}%");
     assert!((new - 50.0).abs() < 5.0, "Xen 4.22: evader {new:.1}%");
 }
 
@@ -653,5 +654,100 @@ fn version_old_tickle_preempts_despite_idle_pcpus() {
     // 4.0: the waker preempts the hog at 35 ms and the idle PCPU, tickled
     // as well, steals the hog; from then on they run on different PCPUs.
     assert_eq!(hog("4.0"), (2, 1));
-    assert_eq!(hog("3.0"), (2, 1));
+    // The waker is UNDER like the hog: it preempts by its BOOST (from 3.0.4).
+    assert_eq!(hog("3.0.4"), (2, 1));
+}
+
+/// BOOST dates from 3.0.4 (commit 59f9d8ef44, 27 Oct 2006; 3.0.3 was branched
+/// on 15 Oct 2006): in 3.0.3 `csched_vcpu_wake` only queues the waker and
+/// tickles its PCPU, which preempts only a VCPU of strictly lower priority.
+/// One PCPU: a hog, UNDER after the first accounting (the only active
+/// domain, it gets every credit), and a guest that wakes 15 ms into every
+/// 20 ms for 200 µs, first at 35 ms. In 3.0.4 the waker, UNDER, is boosted and runs at once; in 3.0.3
+/// it waits, UNDER behind the UNDER hog, until the hog's 30 ms slice ends at
+/// 60 ms.
+#[test]
+fn version_waker_is_boosted_from_3_0_4_only() {
+    let waker_ran = |v: &str| {
+        let toml = scen(
+            "pcpus = 1",
+            &format!("xen_version = \"{v}\""),
+            0.2,
+            &[("w", "", "kind = \"idle\""), ("hog", "", HOG)],
+        );
+        let mut s = Simulation::new_with_workloads(&scenario(&toml), |i, _| {
+            (i == 0).then(|| {
+                Box::new(TickEvader {
+                    warm_ns: 0,
+                    period_ns: ms(20),
+                    offset_ns: ms(15),
+                    busy_ns: us(200),
+                }) as Box<dyn vmsched_core::workload::Workload>
+            })
+        })
+        .unwrap();
+        let mut ran = vec![];
+        for t in [36.0, 59.0, 61.0] {
+            s.run_until(at_ms(t)).unwrap();
+            ran.push(running_ns_at(&s, "w", at_ms(t)));
+        }
+        (ran, sim_counter(&s, "boosts"))
+    };
+    let (ran, boosts) = waker_ran("3.0.4");
+    assert!(boosts >= 1, "3.0.4 boosts the waker");
+    // 200 µs of work plus the switch cost.
+    assert!(ran[0] >= us(200), "3.0.4: the waker ran at once: {ran:?}");
+    let (ran, boosts) = waker_ran("3.0.3");
+    assert_eq!(boosts, 0, "3.0.3 has no BOOST");
+    assert_eq!(
+        ran[..2],
+        [0, 0],
+        "3.0.3: the waker waits for the hog's slice: {ran:?}"
+    );
+    assert!(
+        ran[2] >= us(200),
+        "3.0.3: the waker runs when the slice ends: {ran:?}"
+    );
+}
+
+/// Before 3.0.4 (commit c62ecba43f, 1 Nov 2006, after the 3.0.3 branch) a
+/// capped VCPU is parked at every accounting that finds its credit negative,
+/// i.e. once it has run its fair share, even when that share is below its
+/// cap; from 3.0.4 only once it has overrun its cap (credit below −cap share).
+/// One PCPU: a hog capped at 50 % with weight 256 beside an uncapped hog of
+/// weight 768 (its fair share 25 %). Read after every accounting.
+#[test]
+fn version_capped_vcpu_parked_at_negative_credit_before_3_0_4() {
+    // Every accounting that found the capped VCPU running free and left it
+    // in debt: (its credit, whether that accounting parked it).
+    let seen = |v: &str| {
+        let toml = scen(
+            "pcpus = 1",
+            &format!("xen_version = \"{v}\""),
+            6.0,
+            &[("c", "cap = 50", HOG), ("h", "weight = 768", HOG)],
+        );
+        let mut s = sim(&toml);
+        let mut out = vec![];
+        let mut was_parked = false;
+        for k in 1..190 {
+            s.run_until(at_ms(30.0 * k as f64 + 0.000_001)).unwrap();
+            let c = &credit_state(&mut s)[0];
+            if !was_parked && c.last < 0 {
+                out.push((c.last, c.parked));
+            }
+            was_parked = c.parked;
+        }
+        out
+    };
+    // 3.0.3: every debt parks it, within its cap share or not.
+    let old = seen("3.0.3");
+    assert!(old.len() > 10, "3.0.3: {old:?}");
+    assert!(old.iter().all(|&(_, p)| p), "3.0.3: {old:?}");
+    assert!(old.iter().any(|&(c, _)| c >= -150), "3.0.3: {old:?}");
+    // 3.0.4: a debt within the cap share (150 credits at cap 50) parks nothing.
+    let new = seen("3.0.4");
+    let within: Vec<_> = new.iter().filter(|&&(c, _)| c >= -150).collect();
+    assert!(!within.is_empty(), "3.0.4: {new:?}");
+    assert!(within.iter().all(|&&(_, p)| !p), "3.0.4: {new:?}");
 }

@@ -515,18 +515,26 @@ _DD_BOUND = (
 
 EXPLAIN_WORKLOADS = {
     "E001-2": (
-        _WL_SOURCE + "Not reproduced, on dd alone. 11 of 15 series vary by 20 % or more: web "
-        "x1.56-5.84 and iperf x1.43-2.40 under every scheduler and mode (the per-alternation "
-        "costs make the weights bind, see cherkasova2007-web-1cpu), and dd under Credit NWC "
-        "x1.21 (the guest's cap of 20 % at ratio 4 is just above its 19.5 % need, and "
-        "Credit 3.0.3 enforces caps in whole 30-ms accounting periods). The four that fail are "
-        "dd under BVT, SEDF and Credit in WC and under SEDF in NWC (x1.00). " + _DD_BOUND
+        _WL_SOURCE + "Not reproduced, on dd alone. 10 of 15 series vary by 20 % or more: web "
+        "x1.52-3.44 and iperf x1.43-2.57 under every scheduler and mode (the per-alternation "
+        "costs make the weights bind, see cherkasova2007-web-1cpu). The five that fail are dd "
+        "under BVT, SEDF and Credit in WC and under SEDF in NWC (x1.00), and dd under Credit "
+        "NWC (x1.18, just short: Credit 3.0.3 parks the capped guest at every accounting "
+        "that finds it in debt, so its caps act in whole 30-ms periods). " + _DD_BOUND
     ),
     "22a": (
         _WL_SOURCE + "Not reproduced. NWC is below WC on average for web (SEDF 0.69, Credit "
-        "0.55) and iperf (SEDF 0.70, Credit 0.61) and at every weight for web (at most 0.93) "
-        "and Credit iperf (at most 0.84), but SEDF iperf ties at ratio 2 (WC 177.9, NWC 178.3 "
-        "Mbit/s) and dd ties everywhere. Measured cause of the SEDF iperf tie (a 10-s run at "
+        "0.77) and iperf (SEDF 0.70, Credit 0.72) and at every weight for SEDF web (at most "
+        "0.93), but SEDF iperf ties at ratio 2 (WC 177.9, NWC 178.3 Mbit/s), Credit NWC is "
+        "above WC for web at ratio 1 (x1.11) and iperf at ratio 4 (x1.28), and SEDF dd ties "
+        "everywhere. Measured cause of Credit's NWC above WC (10-s runs, seed 1): Credit "
+        "3.0.3 parks the capped guest at every accounting that finds it in debt (182 parks in "
+        "10 s, web at ratio 1), and while it is parked Dom0 has the PCPU alone and serves the "
+        "packets in batches (472 executions/s, 29 I/O events each), where in WC Dom0, UNDER, "
+        "preempts the OVER guest at nearly every wake (3 564 executions/s, 3.5 events each; "
+        "3.0.3 has no BOOST): 701 against 620 req/s; iperf at ratio 4, 270 executions/s of 86 "
+        "events against 5 631 of 3.3, 181 against 143 Mbit/s. Measured cause of the SEDF "
+        "iperf tie (a 10-s run at "
         "ratio 2, seed 1): in WC mode under 3.0.2's short-block rule Dom0, which short-blocks "
         "on every burst of packets, is owed its lost slice again and again and repays it in "
         "500-µs penalty quanta (80 797 in 10 s against 22 062 at ratio 1.5), which run before "
@@ -536,10 +544,11 @@ EXPLAIN_WORKLOADS = {
         "Table 1's NWC rows need 3.0.2's (cherkasova2007-web-1cpu). dd: " + _DD_BOUND + "Caps "
         "for the guest only (the rule of the dynamic-weight chapter, which mirrors this "
         "experiment; this paper gives no Credit caps) were measured too (5-s runs, seed 1): web "
-        "Credit NWC 909 / 889 / 412 / 209 / 80 req/s at ratios 0.25-4 against 443 / 760 / 412 "
-        "/ 209 / 80 with both domains capped; the guest's cap (80 %, 67 %) is then above its "
-        "64 % need at 0.25 and 0.5, so NWC would come within 5 % of WC there (WC 946 and 934) "
-        "with no cap binding; the rule is not adopted, for want of this paper's word on it."
+        "Credit NWC 872 / 909 / 681 / 420 / 223 req/s at ratios 0.25-4 against 538 / 833 / 680 "
+        "/ 420 / 223 with both domains capped; the guest's cap (80 %, 67 %) is then above its "
+        "64 % need at 0.25 and 0.5, so NWC comes within 4 % of WC there (WC 902 and 905 in "
+        "the same runs) with no cap binding; the rule is not adopted, for want of this "
+        "paper's word on it."
     ),
     "22b": (
         _WL_SOURCE + "Not reproduced, on dd alone. Web and iperf pass (best/worst WC scheduler "

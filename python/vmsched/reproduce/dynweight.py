@@ -255,13 +255,15 @@ def _claim_35(t: Table) -> Verdict:
 
 #: Why Credit's web results stop depending on Dom0's weight from ratio 1 on.
 _CREDIT_FLAT = (
-    "Under Credit (3.0.3, no ratelimit) Dom0 needs about 46 % of the CPU at the saturated "
-    "rate. At ratio 0.5 that is more than its 33.3 % entitlement: Dom0 goes OVER, waits "
-    "runnable for the guest's 30-ms slice and serves the packets in batches, each switch's "
-    "refill paid once per batch (925 req/s, Dom0 36.0 %). From ratio 1 its entitlement (50 % "
-    "and up) covers its demand: it is UNDER at every wake, boosted, and preempts the guest "
-    "at once, and a larger weight changes nothing further (Dom0 45.8, 45.8, 46.2, 46.2, "
-    "46.2 % at 1-3; 588, 587, 573, 573, 573 req/s)."
+    "Under Credit 3.0.3 (no ratelimit, and no BOOST: it came in 3.0.4) a waking Dom0 "
+    "preempts the guest only when the guest is OVER. Priorities sampled every 1 ms over 5 s "
+    "(seed 1): at ratio 0.5 Dom0, needing more than its 33.3 % entitlement, is OVER 77 % of "
+    "the time and the guest UNDER throughout; Dom0 waits runnable for the guest's 30-ms "
+    "slices and serves the packets in batches (10-s run: 38 executions/s, 450 I/O events each; 948 "
+    "req/s, Dom0 35.3 %). From ratio 1 the guest, charged at most ticks (it runs 55 %), is "
+    "OVER 83-87 % of the time at every ratio and Dom0 UNDER 98-100 %: Dom0 preempts it at "
+    "nearly every wake (10-s runs: about 3 700 executions/s, 3.1-3.3 events each), and a "
+    "larger weight changes neither share (646, 623, 626, 631, 632 req/s at 1-3; Dom0 44.0-44.7 %)."
 )
 
 #: Where the explanations come from.
@@ -278,33 +280,33 @@ EXPLAIN = {
         _DW_SOURCE + "Fails on Credit's steps after the cliff only. SEDF falls at every step, "
         "932 → 776 → 699 → 671 → 626 → 617 req/s (x1.51, paper x1.63): its slice for Dom0 "
         "grows with the ratio and Dom0 runs more often, each execution paying the switch's "
-        "refill. Credit falls x1.61 (paper x1.94, within the accepted range), but its steps "
-        "1 → 1.5 (588 → 587) and 2 → 2.5 → 3 (573 each) are ties. **Model**: "
+        "refill. Credit falls x1.50 (paper x1.94, within the accepted range), but after its "
+        "cliff it is flat: 646 → 623 → 626 → 631 → 632. **Model**: "
         + _CREDIT_FLAT
         + " The paper's decline after the cliff is small (510 → 486 → 472 → 460 → 456, steps "
-        "of 0.9-4.7 %) and needs a Dom0 that is still over its entitlement part of the time at "
-        "ratios 1-2.5, i.e. a Dom0 demand closer to 50 % than the 46 % of `cherkasova2007`'s "
-        "costs. On Credit 4.2-4.5 (1-ms ratelimit) the sweep is flat (940 → 907, quick, "
-        "earlier profile): the ratelimit holds back every boosted wake the same way."
+        "of 0.9-4.7 %) and needs the guest OVER a growing part of the time as its entitlement "
+        "shrinks; with tick-sampled charging it is OVER 83-87 % at every ratio from 1. "
+        "With BOOST (3.0.4, 10-s runs, seed 1) the sweep is flat too (918 → 566 → 564 → 549 "
+        "→ 549 → 549): every wake of an UNDER Dom0 preempts."
     ),
     "33": (
-        _DW_SOURCE + "Not reproduced (it was with the server holding 512 connections: Credit "
-        "947 vs SEDF 933 at ratio 0.5), on one of its parts. Credit's cliff holds: 925 → 588 "
-        "(x1.57, paper x1.74) against SEDF's 932 → 776 (x1.20, paper x1.17), and SEDF is ahead "
-        "at every ratio from 1 (by 187, 113, 98, 53, 44 req/s); but at 0.5 Credit (925) is no "
-        "longer ahead of SEDF (932). Measured cause: at 0.5 Credit's advantage is Dom0 waiting "
-        "out the guest's 30-ms slices and serving packets in batches; with 278 connections "
-        "the guest drains the server's queue inside its slice more often, blocks, and lets "
-        "Dom0 in, so Dom0's batches are smaller (Dom0 36.0 % of the CPU against 35.3 % with "
-        "512, 945 → 925 req/s), while SEDF's 10-ms period already bounds the guest's runs "
-        "(932 with either). " + _CREDIT_FLAT
+        _DW_SOURCE + "Not reproduced, on one of its parts. Credit's cliff holds: 948 → 646 "
+        "(x1.47, paper x1.74) against SEDF's 932 → 776 (x1.20, paper x1.17), and Credit is "
+        "ahead at 0.5 (948 vs 932); but SEDF is ahead only at ratios 1-2 (by 129, 76, 45 "
+        "req/s), not at 2.5 and 3 (626 vs 631, 617 vs 632). Measured cause: SEDF keeps falling "
+        "as Dom0's slice grows, while Credit stays flat from ratio 1 on. " + _CREDIT_FLAT
     ),
     "34": (
         _DW_SOURCE + "(The earlier 87 380-byte window was the initial buffer, not what the "
         "stream runs with.) Credit's part "
-        "holds: it falls at every step, 261 → 256 → 247 → 209 → 164 → 145 Mbit/s (paper 220 → "
-        "188), as the guest's entitlement (66.7 → 25 %) shrinks below its ~30-33 % need and "
-        "the guest, OVER, is no longer boosted on its wakes. SEDF's fails twice. (1) It is "
+        "holds: it falls at every step, 260 → 256 → 242 → 234 → 170 → 153 Mbit/s (paper 220 → "
+        "188). Priorities sampled every 1 ms over 5 s (seed 1): at ratios 0.5-2 Dom0, using 70 "
+        "% of the CPU, is OVER 84-96 % of the time and the guest UNDER, so Dom0 runs in "
+        "batches (10-s runs: 690-1 760 executions/s, 48 down to 17 I/O events each, fewer as its "
+        "entitlement grows); at 2.5 and 3 the guest's entitlement (28.6, 25 %) is below its "
+        "~32 % need: the guest is OVER 95-98 % and Dom0 UNDER, which preempts it at every wake "
+        "(4 700-5 700 executions/s, 3-4.5 events each), each switch paying its refill. SEDF's "
+        "fails twice. (1) It is "
         "flat up to 1.5 (245, 249, 247; with the old window it fell from 1.5: 190) and then "
         "drops to 178, 176, 179 (x1.42). Measured cause (10-s runs, seed 1): under 3.0.2's "
         "short-block rule Dom0, which short-blocks on every burst of packets, is owed its "
@@ -315,7 +317,7 @@ EXPLAIN = {
         "(runnable-waiting 53 %). With 3.0.3's rule (one quantum repays the loss) the same "
         "runs give 248 → 249 → 246 → 240 → 243 → 240 (flat, x1.04, quick); the chapter names "
         "no tree and runs on the one its mirrored experiment needs for its NWC rows (3.0.2), "
-        "so this is reported, not adopted. (2) SEDF is below Credit at 0.5 and 1 (245 vs 261, "
+        "so this is reported, not adopted. (2) SEDF is below Credit at 0.5 and 1 (245 vs 260, "
         "249 vs 256): SEDF leaves the CPU idle 6 % of the time (Dom0 66.0 % + guest 27.8 %) "
         "in its idle holes (3.0.x's extra time is not handed out when the next period starts "
         "within one 500-µs quantum), while Credit keeps it 100 % busy. The chapter does not "
@@ -359,16 +361,22 @@ DOM0_RATIO = Experiment(
         "magnitude (web 886 req/s for 10-KB files, Cherkasova's 1-GHz PIII 934), so its "
         "trees are the ones the Cherkasova reproductions use: SEDF as in 3.0.2 (the "
         "short-block rule of Cherkasova's rows, `cherkasova2007-*`), Credit 3.0.3. "
-        "Sensitivity (quick runs): on Credit 4.2-4.5 the 1-ms ratelimit holds back "
-        "every boosted Dom0 wake the same way whatever the weight, and the web sweep is "
-        "flat (940 -> 907 req/s); on 4.1 (no ratelimit) it behaves as on 3.0.3.",
+        "Credit 3.0.3 has no BOOST (commit 59f9d8ef44 added it after 3.0.3 was branched). "
+        "Sensitivity (10-s web runs, seed 1, ratios 0.5-3): on Credit 4.5 the 1-ms "
+        "ratelimit holds back every boosted Dom0 wake the same way whatever the weight, and "
+        "the sweep is flat from ratio 1 (929 -> 855 -> 854 -> 853 -> 853 -> 853 req/s); on "
+        "4.1 (BOOST, no ratelimit) 930 -> 551 -> 582 -> 588 -> 576 -> 579, and on 3.0.4 "
+        "(BOOST, tick-sampled) 918 -> 566 -> 564 -> 549 -> 549 -> 549.",
         "Weights: Credit `weight` 256 x ratio for Dom0 and 256 for the guest; SEDF `slice` = "
         f"{PERIOD_MS} ms x w / sum w per domain (the period is not given: {PERIOD_MS} ms as in "
         "the Cherkasova reproductions), so the two slices fill the period.",
         "NWC: the chapter caps only the guest in Credit (cap 50, Dom0 uncapped) and sets "
         "SEDF's extratime flag to 0; to treat the two schedulers alike, SEDF's flag is 0 for "
         "the guest only (Dom0 keeps extratime, as Credit's Dom0 is uncapped). The guest's "
-        "SEDF reservation still follows the ratio (66.7 % at 0.5, 50 % at 1, 25 % at 3).",
+        "SEDF reservation still follows the ratio (66.7 % at 0.5, 50 % at 1, 25 % at 3). "
+        "Credit 3.0.3 parks the capped guest at every accounting that finds it in debt, "
+        "once it has run its fair share by weight, even below its cap (commit c62ecba43f "
+        "changed that after 3.0.3 was branched).",
         "Web server: an httperf-like open loop at 2 000 req/s, above anything the tables "
         "report (886 req/s), so the reply rate is the maximum the host sustains, as in the "
         "Cherkasova reproductions (httperf is open loop; the chapter gives no rate), each "

@@ -257,7 +257,7 @@ fn check_global(p: &Params, path: &str) -> Result<(), ScenarioError> {
 
 /// What the selected Xen release does where releases differ in ways that
 /// change results. Each field names the releases and the evidence: "B" is the
-/// late-2006 code (Xen 3.0.3/3.0.4 era: tick sampling, BOOST, parking by
+/// late-2006 code (Xen 3.0.4 era: tick sampling, BOOST, parking by
 /// pause), "C" the 2009 code just before 4.0 (tick_suspend, burn_credits),
 /// "D" the 4.8 code (commit 0053127890), "R" the 4.22 code
 /// (`xen/common/sched/credit.c` at RELEASE-4.22). Where a change is bracketed by two
@@ -317,6 +317,17 @@ struct Behaviour {
     /// unpause before clearing PARKED, D clears first): an unparked VCPU's wake
     /// is boosted.
     unpark_boost_bug: bool,
+    /// From 3.0.4 (commit 59f9d8ef44, 27 Oct 2006, "Allow non CPU consuming
+    /// wake-to-run latency sensitive VCPUs to preempt CPU consuming ones"): an
+    /// UNDER VCPU that wakes gets BOOST. Xen 3.0.3 was branched on 15 Oct 2006
+    /// (tag `3.0.3-branched`) without it: its `csched_vcpu_wake` only queues
+    /// and tickles, so a waker preempts only a VCPU of lower priority.
+    boost: bool,
+    /// Before 3.0.4 (commit c62ecba43f, 1 Nov 2006, after the 3.0.3 branch): a
+    /// capped VCPU is parked whenever its credit is negative at accounting,
+    /// that is once it has run its fair share even when that share is below
+    /// its cap; from then on only once it has overrun its cap.
+    park_on_negative_credit: bool,
 }
 
 impl Behaviour {
@@ -339,6 +350,8 @@ impl Behaviour {
             yield_bypasses_ratelimit: !before(4, 18),
             lb_ratelimit: !before(4, 18),
             unpark_boost_bug: !before(4, 1) && before(4, 13),
+            boost: v >= Version::with_patch(3, 0, 4),
+            park_on_negative_credit: v < Version::with_patch(3, 0, 4),
         }
     }
 }
@@ -1436,7 +1449,12 @@ impl Credit {
                 let mut c = i64::from(self.u(v).credit);
                 if c < 0 {
                     self.set_queued_pri(ctx, v, PRI_OVER);
-                    if cap != 0 && c < -cap_per_unit && !self.u(v).parked {
+                    let park_below = if self.b.park_on_negative_credit {
+                        0
+                    } else {
+                        cap_per_unit
+                    };
+                    if cap != 0 && c < -park_below && !self.u(v).parked {
                         self.um(v).parked = true;
                         self.stat_parks += 1;
                         ctx.pause(v);
@@ -1600,8 +1618,9 @@ impl Scheduler for Credit {
         }
         let migrating = std::mem::take(&mut self.um(v).migrating);
         let unpark = std::mem::take(&mut self.um(v).unpark_wake);
+        let boost = self.b.boost;
         let u = self.um(v);
-        if !migrating && !unpark && u.pri == PRI_UNDER && !u.parked {
+        if boost && !migrating && !unpark && u.pri == PRI_UNDER && !u.parked {
             u.pri = PRI_BOOST;
             self.stat_boosts += 1;
         }
@@ -1763,6 +1782,11 @@ mod tests {
         assert!(b30.sampled_debit && b30.idle_polls && b30.tick_driven_accounting);
         assert!(b30.per_domain_weight && b30.old_tickle && b30.old_pick && !b30.yield_flag);
         assert!(!b30.ratelimit && !b30.unpark_boost_bug);
+        assert!(!Behaviour::of(Version::with_patch(3, 0, 3)).boost);
+        assert!(Behaviour::of(Version::with_patch(3, 0, 4)).boost);
+        assert!(Behaviour::of(Version::new(3, 1)).boost);
+        assert!(Behaviour::of(Version::with_patch(3, 0, 3)).park_on_negative_credit);
+        assert!(!Behaviour::of(Version::with_patch(3, 0, 4)).park_on_negative_credit);
         let b34 = Behaviour::of(Version::new(3, 4));
         assert!(b34.sampled_debit && !b34.idle_polls && !b34.tick_driven_accounting);
         let b40 = Behaviour::of(Version::new(4, 0));
