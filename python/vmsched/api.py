@@ -471,10 +471,12 @@ def write_table(table, path: str | Path) -> None:
 
 def write_series(sim: Any, rows: int, path: str | Path) -> None:
     """Write one host's series of `rows` rows straight from the engine
-    (`_core.Sim`): the core encodes the Parquet file (`Sim.series_parquet`),
-    which pandas reads back as `write_table`'s, and pyarrow is not loaded."""
+    (`_core.Sim`): the core encodes the Parquet file a column at a time
+    into it (`Sim.write_series_parquet`), which pandas reads back as
+    `write_table`'s, and pyarrow is not loaded."""
     meta = _pandas_metadata_of(SERIES_TYPES, rows).decode()
-    Path(path).write_bytes(sim.series_parquet(meta))
+    with open(path, "wb") as f:
+        sim.write_series_parquet(meta, f)
 
 
 class _TerminalProgress:
