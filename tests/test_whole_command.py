@@ -258,3 +258,23 @@ def test_the_series_goes_to_the_file_a_column_at_a_time(tmp_path):
         sim.write_series_parquet(meta, full)
     assert raised.value.errno == errno.ENOSPC
     assert len(full.writes) == 2
+
+
+def test_summary_json_goes_to_the_file_a_piece_at_a_time():
+    """`vmsched run --out` writes summary.json a piece at a time
+    (`Sim.write_summary`): the bytes and the cut summary `summary_texts`
+    gives; a write that fails is raised as it is, nothing written after it."""
+    sc = _odd_scenario(cli.SHOWN_DOMAINS + 70)
+    sim = _core.Sim(sc.to_json())
+    sim.run_until(2**64 - 1)
+    text = json.dumps(sc.data)
+    document, head = sim.summary_texts(1.5, text, cli.SHOWN_DOMAINS)
+    f = _File()
+    assert sim.write_summary(1.5, text, cli.SHOWN_DOMAINS, f) == head
+    assert b"".join(f.writes) == document
+    assert len(f.writes) > 2 and max(map(len, f.writes)) < len(document) / 2
+    full = _File(full=1)
+    with pytest.raises(OSError) as raised:
+        sim.write_summary(1.5, text, cli.SHOWN_DOMAINS, full)
+    assert raised.value.errno == errno.ENOSPC
+    assert len(full.writes) == 1

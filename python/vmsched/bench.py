@@ -12,8 +12,10 @@ Each figure is given in wall time and in CPU time (`cpu_s`,
 also counts the time the run waited for a processor, the CPU time does not.
 
 Peak memory is measured in a fresh process per case (the largest resident
-set the operating system saw): `peak_mib` imports what `vmsched run` loads
-(the engine; rich only draws on a terminal) and simulates the case. The whole-command cases
+set the operating system saw; the process is forked from a small launcher,
+`_LAUNCHER`, so that it is its own peak and not this one's): `peak_mib`
+imports what `vmsched run` loads (the engine; rich only draws on a
+terminal) and simulates the case. The whole-command cases
 (`_core.bench_commands`) time `vmsched run --out` as a user runs it, from
 process start to results written, and give its peak beside that
 engine-only peak of the same scenario; `baseline_mib` is the peak of a

@@ -486,6 +486,37 @@ impl Sim {
         })
     }
 
+    /// [`Self::summary_texts`] with summary.json's bytes written to `file`
+    /// (a binary file object, its `write` called a piece at a time) rather
+    /// than returned: neither the summary nor its text is held whole. Gives
+    /// the cut summary's text; an error of `write` is raised as it is.
+    fn write_summary(
+        &self,
+        wall_s: f64,
+        scenario: &str,
+        shown: usize,
+        file: Bound<'_, PyAny>,
+    ) -> PyResult<String> {
+        guarded(|| {
+            let parts = self.sim.summary_parts(wall_s);
+            pysched::take_fault().map_or(Ok(()), Err)?;
+            let mut head = SummaryHead::new(shown);
+            let mut out = PyWriter { file, error: None };
+            let written = pyjson::write_summary_document(
+                &parts,
+                scenario,
+                |_, d| head.add(d),
+                |text| out.write_all(text.as_bytes()),
+            );
+            pysched::take_fault().map_or(Ok(()), Err)?;
+            match (written, out.error) {
+                (_, Some(e)) => Err(e),
+                (Err(e), None) => Err(e.into()),
+                (Ok(()), None) => Ok(head.finish(parts.top).to_string()),
+            }
+        })
+    }
+
     /// The time series as raw little-endian columns (see `series_dict`).
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         guarded(|| series_dict(py, &self.sim))

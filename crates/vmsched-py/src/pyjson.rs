@@ -263,8 +263,31 @@ fn end_object(any: bool, depth: usize, out: &mut String) {
 pub fn summary_document(
     parts: &SummaryParts<'_>,
     scenario: &str,
-    mut each: impl FnMut(usize, Value),
+    each: impl FnMut(usize, Value),
 ) -> String {
+    let mut document = String::new();
+    let written: Result<(), std::convert::Infallible> =
+        write_summary_document(parts, scenario, each, |text| {
+            document.push_str(text);
+            Ok(())
+        });
+    let Ok(()) = written;
+    document
+}
+
+/// Text handed on once this much is ready.
+const CHUNK: usize = 1 << 16;
+
+/// [`summary_document`]'s text handed to `sink` a piece at a time (about
+/// [`CHUNK`] bytes, a domain's entry never cut), so that not even the text
+/// is held whole; the first error of `sink` stops the writing and is
+/// returned.
+pub fn write_summary_document<E>(
+    parts: &SummaryParts<'_>,
+    scenario: &str,
+    mut each: impl FnMut(usize, Value),
+    mut sink: impl FnMut(&str) -> Result<(), E>,
+) -> Result<(), E> {
     let mut out = String::new();
     let Some(map) = parts.top.as_object() else {
         unreachable!("the core's summary is an object")
@@ -289,6 +312,10 @@ pub fn summary_document(
                 let entry = parts.domain(d);
                 write_value(&entry, 2, &mut out);
                 each(d, entry);
+                if out.len() >= CHUNK {
+                    sink(&out)?;
+                    out.clear();
+                }
             }
             newline(&mut out, 1);
             out.push(']');
@@ -302,5 +329,5 @@ pub fn summary_document(
     }
     end_object(any, 0, &mut out);
     out.push('\n');
-    out
+    sink(&out)
 }
