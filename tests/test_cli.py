@@ -177,6 +177,23 @@ def test_bench_quick_writes_its_measurements(tmp_path):
     assert "engine / bare heap loop" in proc.stdout and "P-scaling" in proc.stdout
 
 
+def test_bench_measures_a_process_s_own_peak_not_the_bench_s():
+    """A process the bench measures reports its own peak memory, however
+    large the bench's own was (on Linux a process started by another reports
+    at least the starter's peak: `bench._child` forks it from a launcher)."""
+    from vmsched import bench
+
+    held = bytearray(128 << 20)
+    held[::4096] = b"\x01" * len(held[::4096])  # resident, not just reserved
+    wall, cpu, peak_mib = bench._child(["-c", "pass"])
+    assert peak_mib < 64 and wall > 0 and cpu >= 0
+    big = bench._child(["-c", "x = bytearray(96 << 20); x[::4096] = b'1' * len(x[::4096])"])[2]
+    assert big > 96
+    del held
+    with pytest.raises(RuntimeError, match="benchmark process failed"):
+        bench._child(["-c", "import sys; sys.exit(3)"])
+
+
 def test_bench_unknown_scheduler_is_bad_input():
     proc = vmsched_cmd("bench", "--scheduler", "credti", "--quick")
     assert proc.returncode == 2

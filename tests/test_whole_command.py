@@ -1,6 +1,6 @@
 """The whole command's results path gives what it gave before, byte for byte.
 
-`summary.json` is written by the core (`_core.Sim.summary_document`, or
+`summary.json` is written by the core (`_core.Sim.summary_texts`, or
 `_core.indent_json` over the C encoder's text) instead of Python's indenting
 encoder; `vmsched run` prints a large host from a summary cut short by the
 core (`Result._summary_head`). Each is compared here with what Python itself
@@ -10,6 +10,7 @@ the whole summary.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import random
@@ -22,7 +23,7 @@ import vmsched
 from conftest import SCENARIOS, vmsched_cmd
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from vmsched import _core, cli
+from vmsched import _core, api, cli
 from vmsched.scenario import Scenario, load
 from vmsched.tabular import Output
 
@@ -219,3 +220,61 @@ def test_the_program_ends_quickly_and_completely(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "bye"
+
+
+class _File:
+    """A binary file object that keeps what it is given, write by write;
+    from its `full`-th write on it raises ENOSPC as a full disk does."""
+
+    def __init__(self, full: int | None = None):
+        self.writes: list[bytes] = []
+        self.full = full
+
+    def write(self, data: bytes) -> int:
+        if len(self.writes) == self.full:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self.writes.append(bytes(data))
+        return len(data)
+
+
+def test_the_series_goes_to_the_file_a_column_at_a_time(tmp_path):
+    """`vmsched run --out` writes timeseries.parquet a column at a time
+    (`Sim.write_series_parquet`), never the whole file at once: the same
+    bytes as the file written; a write that fails is raised as it is, and
+    nothing more is written after it."""
+    sc = _odd_scenario(40)
+    sc.data["run"]["duration_s"] = 20.0
+    vmsched.run(sc, out=tmp_path / "out", progress=False)
+    written = (tmp_path / "out" / "timeseries.parquet").read_bytes()
+    sim = _core.Sim(sc.to_json())
+    sim.run_until(2**64 - 1)
+    meta = api._pandas_metadata_of(api.SERIES_TYPES, sim.series_rows()).decode()
+    f = _File()
+    sim.write_series_parquet(meta, f)
+    assert b"".join(f.writes) == written
+    assert len(f.writes) > 2 and max(map(len, f.writes)) < len(written) / 2
+    full = _File(full=2)
+    with pytest.raises(OSError) as raised:
+        sim.write_series_parquet(meta, full)
+    assert raised.value.errno == errno.ENOSPC
+    assert len(full.writes) == 2
+
+
+def test_summary_json_goes_to_the_file_a_piece_at_a_time():
+    """`vmsched run --out` writes summary.json a piece at a time
+    (`Sim.write_summary`): the bytes and the cut summary `summary_texts`
+    gives; a write that fails is raised as it is, nothing written after it."""
+    sc = _odd_scenario(cli.SHOWN_DOMAINS + 70)
+    sim = _core.Sim(sc.to_json())
+    sim.run_until(2**64 - 1)
+    text = json.dumps(sc.data)
+    document, head = sim.summary_texts(1.5, text, cli.SHOWN_DOMAINS)
+    f = _File()
+    assert sim.write_summary(1.5, text, cli.SHOWN_DOMAINS, f) == head
+    assert b"".join(f.writes) == document
+    assert len(f.writes) > 2 and max(map(len, f.writes)) < len(document) / 2
+    full = _File(full=1)
+    with pytest.raises(OSError) as raised:
+        sim.write_summary(1.5, text, cli.SHOWN_DOMAINS, full)
+    assert raised.value.errno == errno.ENOSPC
+    assert len(full.writes) == 1

@@ -73,6 +73,8 @@ class Result:
         self._sim: tuple[Any, float, str] | None = None
         # Its summary.json bytes and cut summary (`_lazy_texts`).
         self._texts: tuple[bytes, str] | None = None
+        # Its cut summary, kept when summary.json was written (`_write_into`).
+        self._head: str | None = None
 
     @classmethod
     def _of_sim(
@@ -98,6 +100,7 @@ class Result:
         if self._summary is not None and self._series_raw is not None:
             self._sim = None
             self._texts = None
+            self._head = None
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -130,7 +133,9 @@ class Result:
         host as Python objects."""
         if self._summary is not None:
             return self._summary
-        return json.loads(self._lazy_texts()[1])
+        if self._head is None:
+            self._head = self._lazy_texts()[1]
+        return json.loads(self._head)
 
     def _summary_text(self) -> str:
         """`json.dumps(self.summary, indent=2)`, without building the summary
@@ -221,9 +226,14 @@ class Result:
         """Write this result's files into a staging folder; given the
         single-host simulation it came from, the series is encoded by the core."""
         summary = staged.path("summary.json")
-        if self._summary is None:
-            # What json.dumps(self.summary, indent=2) writes, from the core.
-            summary.write_bytes(self._lazy_texts()[0])
+        if self._summary is None and self._texts is None:
+            # What json.dumps(self.summary, indent=2) writes, from the core,
+            # a piece at a time (the cut summary is kept for the table).
+            engine, wall_s, text = self._sim
+            with open(summary, "wb") as f:
+                self._head = engine.write_summary(wall_s, text, SHOWN_DOMAINS, f)
+        elif self._summary is None:
+            summary.write_bytes(self._texts[0])
         else:
             summary.write_text(self._summary_text() + "\n")
         series = staged.path("timeseries.parquet")
@@ -471,10 +481,12 @@ def write_table(table, path: str | Path) -> None:
 
 def write_series(sim: Any, rows: int, path: str | Path) -> None:
     """Write one host's series of `rows` rows straight from the engine
-    (`_core.Sim`): the core encodes the Parquet file (`Sim.series_parquet`),
-    which pandas reads back as `write_table`'s, and pyarrow is not loaded."""
+    (`_core.Sim`): the core encodes the Parquet file a column at a time
+    into it (`Sim.write_series_parquet`), which pandas reads back as
+    `write_table`'s, and pyarrow is not loaded."""
     meta = _pandas_metadata_of(SERIES_TYPES, rows).decode()
-    Path(path).write_bytes(sim.series_parquet(meta))
+    with open(path, "wb") as f:
+        sim.write_series_parquet(meta, f)
 
 
 class _TerminalProgress:

@@ -12,8 +12,10 @@ Each figure is given in wall time and in CPU time (`cpu_s`,
 also counts the time the run waited for a processor, the CPU time does not.
 
 Peak memory is measured in a fresh process per case (the largest resident
-set the operating system saw): `peak_mib` imports what `vmsched run` loads
-(the engine; rich only draws on a terminal) and simulates the case. The whole-command cases
+set the operating system saw; the process is forked from a small launcher,
+`_LAUNCHER`, so that it is its own peak and not this one's): `peak_mib`
+imports what `vmsched run` loads (the engine; rich only draws on a
+terminal) and simulates the case. The whole-command cases
 (`_core.bench_commands`) time `vmsched run --out` as a user runs it, from
 process start to results written, and give its peak beside that
 engine-only peak of the same scenario; `baseline_mib` is the peak of a
@@ -78,22 +80,44 @@ def _measure(scenario_json: str, trace_dir: Path | None = None) -> dict[str, flo
     return result
 
 
+#: Runs `python ARGV...` in a process it forks, and prints on the last line
+#: of its standard error the child's wall seconds, CPU seconds, peak resident
+#: KiB and exit status (JSON). The child is forked from this small process,
+#: not started from the caller's: on Linux a process started by the caller
+#: (vfork and exec, as `subprocess` does) reports at least the caller's own
+#: peak as its `ru_maxrss`, and `vmsched bench` has simulated every case
+#: in-process by the time it measures the whole command.
+_LAUNCHER = """
+import json, os, sys, time
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
+_pid, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+code = os.waitstatus_to_exitcode(status)
+cpu = usage.ru_utime + usage.ru_stime
+print(json.dumps([wall, cpu, usage.ru_maxrss, code]), file=sys.stderr)
+"""
+
+
 def _child(argv: list[str]) -> tuple[float, float, float]:
-    """Run `python argv...` to its end: (wall seconds, CPU seconds, peak
-    resident MiB)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    """Run `python argv...` to its end, in a process forked from a small
+    launcher (`_LAUNCHER`): (wall seconds, CPU seconds, peak resident MiB)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
     )
-    err = proc.stderr.read()
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    proc.stderr.close()
+    *err, last = proc.stderr.decode().rstrip("\n").split("\n")
     if proc.returncode != 0:
-        raise RuntimeError(f"benchmark process failed: {' '.join(argv)}: {err.decode()}")
+        raise RuntimeError(f"benchmark launcher failed: {proc.stderr.decode()}")
+    wall, cpu, maxrss_kib, code = json.loads(last)
+    if code != 0:
+        raise RuntimeError(f"benchmark process failed: {' '.join(argv)}: {chr(10).join(err)}")
     # ru_maxrss is in KiB on Linux.
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return wall, cpu, maxrss_kib / 1024
 
 
 #: What `vmsched run --out` imports before it simulates and writes (the

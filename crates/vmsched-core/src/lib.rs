@@ -53,7 +53,7 @@ pub mod trace;
 pub mod workload;
 
 pub use cluster::{Cluster, ClusterScenario};
-pub use engine::{Progress, Simulation};
+pub use engine::{Progress, Simulation, SummaryParts};
 pub use error::{ScenarioError, SimError};
 pub use scenario::Scenario;
 pub use time::Time;

@@ -9,6 +9,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use vmsched_core::cluster::is_cluster;
@@ -162,39 +163,107 @@ fn truthy(v: Option<&serde_json::Value>) -> bool {
     }
 }
 
+/// A Python binary file object as an `io::Write`: each write is one call of
+/// its `write`; the first error it raises is kept (`error`) for the caller
+/// to raise as it is, and nothing is written after it.
+struct PyWriter<'py> {
+    file: Bound<'py, PyAny>,
+    error: Option<PyErr>,
+}
+
+impl std::io::Write for PyWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.write_all(buf).map(|()| buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        if self.error.is_some() {
+            // Nothing more after a failed write (a buffer's flush on drop).
+            return Err(std::io::Error::other("the file's write raised"));
+        }
+        let bytes = PyBytes::new(self.file.py(), buf);
+        match self.file.call_method1("write", (bytes,)) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.error.get_or_insert(e);
+                Err(std::io::Error::other("the file's write raised"))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A host's summary with its domain list cut after the first `shown`, and,
 /// when it had more, `_rest`: what a table shows of the others (their
 /// number; their CPU, runnable and blocked shares, in order; the sum of
-/// their VCPUs' context switches; whether any did I/O).
-fn summary_head(mut s: serde_json::Value, shown: usize) -> serde_json::Value {
-    use serde_json::{json, Value};
-    let rest = match s.get_mut("domains") {
-        Some(Value::Array(doms)) if doms.len() > shown => doms.split_off(shown),
-        _ => return s,
-    };
-    let column = |key: &str| -> Vec<Value> {
-        rest.iter()
-            .map(|d| d.get(key).cloned().unwrap_or(Value::Null))
-            .collect()
-    };
-    let switches: u64 = rest
-        .iter()
-        .filter_map(|d| d.get("vcpus").and_then(Value::as_array))
-        .flatten()
-        .filter_map(|v| v.get("context_switches").and_then(Value::as_u64))
-        .sum();
-    let io = rest
-        .iter()
-        .any(|d| truthy(d.get("xenmon").and_then(|x| x.get("io_events"))));
-    s["_rest"] = json!({
-        "count": rest.len(),
-        "cpu_pct": column("cpu_pct"),
-        "runnable_pct": column("runnable_pct"),
-        "blocked_pct": column("blocked_pct"),
-        "context_switches": switches,
-        "io": io,
-    });
-    s
+/// their VCPUs' context switches; whether any did I/O). Built from the
+/// domains' entries one at a time (`add`), keeping only what it shows.
+struct SummaryHead {
+    shown: usize,
+    domains: Vec<serde_json::Value>,
+    count: usize,
+    cpu_pct: Vec<serde_json::Value>,
+    runnable_pct: Vec<serde_json::Value>,
+    blocked_pct: Vec<serde_json::Value>,
+    context_switches: u64,
+    io: bool,
+}
+
+impl SummaryHead {
+    fn new(shown: usize) -> Self {
+        SummaryHead {
+            shown,
+            domains: Vec::new(),
+            count: 0,
+            cpu_pct: Vec::new(),
+            runnable_pct: Vec::new(),
+            blocked_pct: Vec::new(),
+            context_switches: 0,
+            io: false,
+        }
+    }
+
+    /// The next domain's entry.
+    fn add(&mut self, d: serde_json::Value) {
+        use serde_json::Value;
+        if self.domains.len() < self.shown {
+            self.domains.push(d);
+            return;
+        }
+        let field = |key: &str| d.get(key).cloned().unwrap_or(Value::Null);
+        self.count += 1;
+        self.cpu_pct.push(field("cpu_pct"));
+        self.runnable_pct.push(field("runnable_pct"));
+        self.blocked_pct.push(field("blocked_pct"));
+        self.context_switches += d
+            .get("vcpus")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.get("context_switches").and_then(Value::as_u64))
+            .sum::<u64>();
+        self.io |= truthy(d.get("xenmon").and_then(|x| x.get("io_events")));
+    }
+
+    /// The summary `top` (its `domains` empty) with the domains kept, and
+    /// `_rest` when there were more.
+    fn finish(self, mut top: serde_json::Value) -> serde_json::Value {
+        top["domains"] = serde_json::Value::Array(self.domains);
+        if self.count > 0 {
+            top["_rest"] = serde_json::json!({
+                "count": self.count,
+                "cpu_pct": self.cpu_pct,
+                "runnable_pct": self.runnable_pct,
+                "blocked_pct": self.blocked_pct,
+                "context_switches": self.context_switches,
+                "io": self.io,
+            });
+        }
+        top
+    }
 }
 
 /// The whole-command benchmark cases for a scheduler: [(name, about, scenario TOML)].
@@ -398,7 +467,8 @@ impl Sim {
     /// exactly as `json.dumps(summary, indent=2) + "\n"` writes the summary
     /// `vmsched.run` builds (`pyjson::summary_document`); and the summary as
     /// JSON text with its domain list cut after the first `shown`, what a
-    /// table shows of the rest in `_rest` (`summary_head`).
+    /// table shows of the rest in `_rest` (`SummaryHead`). The summary is
+    /// never held whole: each domain's entry is built, written and let go.
     fn summary_texts<'py>(
         &self,
         py: Python<'py>,
@@ -407,11 +477,43 @@ impl Sim {
         shown: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, String)> {
         guarded(|| {
-            let s = self.sim.summary(wall_s);
+            let parts = self.sim.summary_parts(wall_s);
+            let mut head = SummaryHead::new(shown);
+            let document = pyjson::summary_document(&parts, scenario, |_, d| head.add(d));
             pysched::take_fault().map_or(Ok(()), Err)?;
-            let document = pyjson::summary_document(&s, scenario);
             let document = PyBytes::new(py, document.as_bytes());
-            Ok((document, summary_head(s, shown).to_string()))
+            Ok((document, head.finish(parts.top).to_string()))
+        })
+    }
+
+    /// [`Self::summary_texts`] with summary.json's bytes written to `file`
+    /// (a binary file object, its `write` called a piece at a time) rather
+    /// than returned: neither the summary nor its text is held whole. Gives
+    /// the cut summary's text; an error of `write` is raised as it is.
+    fn write_summary(
+        &self,
+        wall_s: f64,
+        scenario: &str,
+        shown: usize,
+        file: Bound<'_, PyAny>,
+    ) -> PyResult<String> {
+        guarded(|| {
+            let parts = self.sim.summary_parts(wall_s);
+            pysched::take_fault().map_or(Ok(()), Err)?;
+            let mut head = SummaryHead::new(shown);
+            let mut out = PyWriter { file, error: None };
+            let written = pyjson::write_summary_document(
+                &parts,
+                scenario,
+                |_, d| head.add(d),
+                |text| out.write_all(text.as_bytes()),
+            );
+            pysched::take_fault().map_or(Ok(()), Err)?;
+            match (written, out.error) {
+                (_, Some(e)) => Err(e),
+                (Err(e), None) => Err(e.into()),
+                (Ok(()), None) => Ok(head.finish(parts.top).to_string()),
+            }
         })
     }
 
@@ -425,14 +527,27 @@ impl Sim {
         self.sim.series().len()
     }
 
-    /// The time series as the bytes of a Parquet file, with `pandas` as its
-    /// pandas metadata (`vmsched_core::metrics::series_parquet`).
-    fn series_parquet<'py>(&self, py: Python<'py>, pandas: &str) -> PyResult<Bound<'py, PyBytes>> {
+    /// The time series as a Parquet file, with `pandas` as its pandas
+    /// metadata (`vmsched_core::metrics::write_series_parquet`), written to
+    /// `file` (a binary file object: its `write` is called a column at a
+    /// time, so neither the file's bytes nor the engine's columns are copied
+    /// whole; an error of `write` is raised as it is).
+    fn write_series_parquet(&self, pandas: &str, file: Bound<'_, PyAny>) -> PyResult<()> {
         guarded(|| {
             let names: Vec<&str> = self.sim.domains().iter().map(|d| d.name.as_str()).collect();
             let meta = [("pandas", pandas)];
-            let bytes = vmsched_core::metrics::series_parquet(self.sim.series(), &names, &meta);
-            Ok(PyBytes::new(py, &bytes))
+            let mut out = PyWriter { file, error: None };
+            let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut out);
+            let series = self.sim.series();
+            let written =
+                vmsched_core::metrics::write_series_parquet(series, &names, &meta, &mut buffered)
+                    .and_then(|()| buffered.flush());
+            drop(buffered);
+            match (written, out.error) {
+                (_, Some(e)) => Err(e),
+                (Err(e), None) => Err(e.into()),
+                (Ok(()), None) => Ok(()),
+            }
         })
     }
 

@@ -13,6 +13,7 @@
 
 use serde_json::Value;
 use std::fmt::Write;
+use vmsched_core::SummaryParts;
 
 /// Python's indentation: two spaces per level.
 const INDENT: usize = 2;
@@ -221,39 +222,29 @@ pub fn write_value(v: &Value, depth: usize, out: &mut String) {
             newline(out, depth);
             out.push(']');
         }
-        Value::Object(map) => write_object(
-            map.iter().map(|(k, v)| (k.as_str(), Entry::Value(v))),
-            depth,
-            out,
-        ),
-    }
-}
-
-/// A member of an object being written: one of the core's values, or text
-/// of Python's `json.dumps` (laid out by [`indent`]).
-pub enum Entry<'a> {
-    Value(&'a Value),
-    Python(&'a str),
-}
-
-/// An object of `entries` as Python writes it with `indent=2`.
-pub fn write_object<'a>(
-    entries: impl Iterator<Item = (&'a str, Entry<'a>)>,
-    depth: usize,
-    out: &mut String,
-) {
-    let mut any = false;
-    for (key, entry) in entries {
-        out.push_str(if any { "," } else { "{" });
-        any = true;
-        newline(out, depth + 1);
-        write_str(key, out);
-        out.push_str(": ");
-        match entry {
-            Entry::Value(v) => write_value(v, depth + 1, out),
-            Entry::Python(text) => indent(text, depth + 1, out),
+        Value::Object(map) => {
+            let mut any = false;
+            for (key, v) in map {
+                member(key, &mut any, depth, out);
+                write_value(v, depth + 1, out);
+            }
+            end_object(any, depth, out);
         }
     }
+}
+
+/// The start of an object's member `key` (`any`: has one been written?),
+/// the object `depth` levels deep: what comes before the member's value.
+fn member(key: &str, any: &mut bool, depth: usize, out: &mut String) {
+    out.push_str(if *any { "," } else { "{" });
+    *any = true;
+    newline(out, depth + 1);
+    write_str(key, out);
+    out.push_str(": ");
+}
+
+/// An object's end (`any`: had it a member?), `depth` levels deep.
+fn end_object(any: bool, depth: usize, out: &mut String) {
     if any {
         newline(out, depth);
         out.push('}');
@@ -262,29 +253,81 @@ pub fn write_object<'a>(
     }
 }
 
-/// The summary document `vmsched.run` writes: the core's summary with the
-/// scenario as run (`scenario`: Python's `json.dumps` text of the tree) set
-/// as Python sets it, in the place of a `scenario` key the summary has, else
-/// last; the whole as `json.dumps(summary, indent=2) + "\n"`.
-pub fn summary_document(summary: &Value, scenario: &str) -> String {
+/// The summary document `vmsched.run` writes: the core's summary (given in
+/// parts) with the scenario as run (`scenario`: Python's `json.dumps` text of
+/// the tree) set as Python sets it, in the place of a `scenario` key the
+/// summary has, else last; the whole as `json.dumps(summary, indent=2) +
+/// "\n"`. Each domain's entry is built only when it is written, then handed
+/// to `each` (its index and the entry) and let go: the whole summary is
+/// never held (on a large host its domain entries are most of it).
+pub fn summary_document(
+    parts: &SummaryParts<'_>,
+    scenario: &str,
+    each: impl FnMut(usize, Value),
+) -> String {
+    let mut document = String::new();
+    let written: Result<(), std::convert::Infallible> =
+        write_summary_document(parts, scenario, each, |text| {
+            document.push_str(text);
+            Ok(())
+        });
+    let Ok(()) = written;
+    document
+}
+
+/// Text handed on once this much is ready.
+const CHUNK: usize = 1 << 16;
+
+/// [`summary_document`]'s text handed to `sink` a piece at a time (about
+/// [`CHUNK`] bytes, a domain's entry never cut), so that not even the text
+/// is held whole; the first error of `sink` stops the writing and is
+/// returned.
+pub fn write_summary_document<E>(
+    parts: &SummaryParts<'_>,
+    scenario: &str,
+    mut each: impl FnMut(usize, Value),
+    mut sink: impl FnMut(&str) -> Result<(), E>,
+) -> Result<(), E> {
     let mut out = String::new();
-    match summary.as_object() {
-        Some(map) => {
-            let has = map.contains_key("scenario");
-            let entries = map
-                .iter()
-                .map(|(k, v)| {
-                    if k == "scenario" {
-                        (k.as_str(), Entry::Python(scenario))
-                    } else {
-                        (k.as_str(), Entry::Value(v))
-                    }
-                })
-                .chain((!has).then_some(("scenario", Entry::Python(scenario))));
-            write_object(entries, 0, &mut out);
+    let Some(map) = parts.top.as_object() else {
+        unreachable!("the core's summary is an object")
+    };
+    let mut any = false;
+    for (key, v) in map {
+        member(key, &mut any, 0, &mut out);
+        if key == "scenario" {
+            indent(scenario, 1, &mut out);
+        } else if key == "domains" {
+            let n = parts.domains();
+            if n == 0 {
+                out.push_str("[]");
+                continue;
+            }
+            out.push('[');
+            for d in 0..n {
+                if d > 0 {
+                    out.push(',');
+                }
+                newline(&mut out, 2);
+                let entry = parts.domain(d);
+                write_value(&entry, 2, &mut out);
+                each(d, entry);
+                if out.len() >= CHUNK {
+                    sink(&out)?;
+                    out.clear();
+                }
+            }
+            newline(&mut out, 1);
+            out.push(']');
+        } else {
+            write_value(v, 1, &mut out);
         }
-        None => write_value(summary, 0, &mut out),
     }
+    if !map.contains_key("scenario") {
+        member("scenario", &mut any, 0, &mut out);
+        indent(scenario, 1, &mut out);
+    }
+    end_object(any, 0, &mut out);
     out.push('\n');
-    out
+    sink(&out)
 }

@@ -32,6 +32,7 @@ mod switch;
 mod tracing;
 
 pub use queue::{Event, EventQueue, Timer};
+pub use summary::SummaryParts;
 
 use crate::cpumask::CpuMask;
 use crate::domain::{Domain, Vcpu};

@@ -3,7 +3,7 @@
 use super::Simulation;
 use crate::domain::RunState;
 use crate::ids::DomId;
-use crate::time::NS_PER_S;
+use crate::time::{Time, NS_PER_S};
 use serde_json::{json, Map, Value as Json};
 
 fn pct(part: u64, whole: u64) -> f64 {
@@ -23,118 +23,31 @@ impl Simulation {
     /// The results as the `summary.json` object. `wall_s` is the wall-clock
     /// time the caller measured for the run.
     pub fn summary(&self, wall_s: f64) -> Json {
+        let parts = self.summary_parts(wall_s);
+        let domains: Vec<Json> = (0..parts.domains()).map(|d| parts.domain(d)).collect();
+        let mut top = parts.top;
+        top["domains"] = Json::Array(domains);
+        top
+    }
+
+    /// The summary in parts, for a writer that need not hold it whole (a
+    /// large host's domain entries are most of it): the object with an
+    /// empty `domains` list, and each domain's entry built when asked.
+    pub fn summary_parts(&self, wall_s: f64) -> SummaryParts<'_> {
         let now = self.w.now;
         let elapsed = self.measured_ns();
-        let mut domains = Vec::new();
-        for (d, dom) in self.w.doms.iter().enumerate() {
-            let mut vcpus = Vec::new();
-            let mut tot = [0u64; 4];
-            for vi in dom.first_vcpu..dom.first_vcpu + dom.nvcpus {
-                let v = &self.w.vcpus[vi as usize];
-                let s = v.state_ns_at(now);
-                for k in 0..4 {
-                    tot[k] += s[k];
-                }
-                let h = &v.wake_latency;
-                let us = |ns: f64| (ns / 1000.0 * 1000.0).round() / 1000.0;
-                vcpus.push(json!({
-                    "vcpu": v.index,
-                    "running_ns": s[RunState::Running as usize],
-                    "runnable_ns": s[RunState::Runnable as usize],
-                    "blocked_ns": s[RunState::Blocked as usize],
-                    "offline_ns": s[RunState::Offline as usize],
-                    "cpu_pct": pct(s[0], elapsed),
-                    "context_switches": v.context_switches,
-                    "migrations": v.migrations,
-                    "wakeups": h.count(),
-                    "wake_latency_us": {
-                        "p50": us(h.quantile_ns(0.50)),
-                        "p95": us(h.quantile_ns(0.95)),
-                        "p99": us(h.quantile_ns(0.99)),
-                        "max": us(h.max_ns() as f64),
-                        "mean": us(h.mean_ns()),
-                    },
-                }));
-            }
-            let mut wl = Map::new();
-            wl.insert(
-                "kind".into(),
-                Json::from(self.scenario.domains[d].workload.kind.clone()),
-            );
-            wl.extend(self.workloads[d].metrics(now));
-            let measured_s = elapsed as f64 / NS_PER_S as f64;
-            let execs: u64 = (dom.first_vcpu..dom.first_vcpu + dom.nvcpus)
-                .map(|vi| self.w.vcpus[vi as usize].context_switches)
-                .sum();
-            let io = &self.w.io.stats[d];
-            // XenMon's I/O count is page flips: netback's flips to a guest,
-            // and for the driver domain all of them (`IoStats::flips`).
-            let io_count = io.flips;
-            // Packets and disk request passes handled (the backends' work).
-            let io_events = if dom.driver {
-                io.backend_events + io.io_events
-            } else {
-                io.io_events
-            };
-            let per_s = |x: u64| {
-                if measured_s > 0.0 {
-                    x as f64 / measured_s
-                } else {
-                    0.0
-                }
-            };
-            let xenmon = json!({
-                "cpu_pct": pct(tot[0], elapsed),
-                "waited_pct": pct(tot[1], elapsed),
-                "blocked_pct": pct(tot[2], elapsed),
-                "exec_per_s": per_s(execs),
-                "io_count": io_count,
-                "io_per_exec": if execs > 0 { io_count as f64 / execs as f64 } else { 0.0 },
-                "io_events": io_events,
-                "io_events_per_exec": if execs > 0 { io_events as f64 / execs as f64 } else { 0.0 },
-                "backend_batches": io.backend_batches,
-            });
-            let xentop = json!({
-                "cpu_s": tot[0] / NS_PER_S,
-                "cpu_pct": pct(tot[0], elapsed),
-                "vcpus": dom.nvcpus,
-                // The backend's view, as xentop shows it: NETTX is what the
-                // backend sent to the guest (the guest received it).
-                "nettx_kb": io.rx_bytes / 1024,
-                "netrx_kb": io.tx_bytes / 1024,
-                "vbd_rd": io.disk_reads,
-                "vbd_wr": io.disk_writes,
-                "vbd_rsect": io.disk_read_bytes / 512,
-                "vbd_wsect": io.disk_write_bytes / 512,
-            });
-            let (paid, real, lazy) = super::switch::domain_paid(&self.w, DomId(d as u32), now);
-            let secs = |part: super::switch::Part| paid[part as usize] as f64 / NS_PER_S as f64;
-            let switch_cost = json!({
-                "direct_s": secs(super::switch::Part::Direct),
-                "tlb_refill_s": secs(super::switch::Part::Refill),
-                "cache_refill_s": secs(super::switch::Part::Cache),
-                "sched_s": secs(super::switch::Part::Sched),
-                "real_switches": real,
-                "lazy_returns": lazy,
-            });
-            domains.push(json!({
-                "switch_cost": switch_cost,
-                "xenmon": xenmon,
-                "xentop": xentop,
-                "name": dom.name,
-                "id": d,
-                "driver": dom.driver,
-                "cpu_pct": pct(tot[0], elapsed),
-                "runnable_pct": pct(tot[1], elapsed),
-                "blocked_pct": pct(tot[2], elapsed),
-                "offline_pct": pct(tot[3], elapsed),
-                "cpu_s": tot[0] as f64 / NS_PER_S as f64,
-                "sched": self.admin[d].params.to_json(),
-                "workload": Json::Object(wl),
-                "vcpus": vcpus,
-            }));
-        }
-        let jobs = self.jobs(&domains);
+        let workloads: Vec<Json> = (0..self.w.doms.len())
+            .map(|d| {
+                let mut wl = Map::new();
+                wl.insert(
+                    "kind".into(),
+                    Json::from(self.scenario.domains[d].workload.kind.clone()),
+                );
+                wl.extend(self.workloads[d].metrics(now));
+                Json::Object(wl)
+            })
+            .collect();
+        let jobs = self.jobs(&workloads);
         let pcpus: Vec<Json> = self
             .w
             .pcpus
@@ -150,7 +63,7 @@ impl Simulation {
             counters.insert(k.into(), v.into());
         }
         let topo = &self.w.topo;
-        json!({
+        let top = json!({
             "vmsched_version": env!("CARGO_PKG_VERSION"),
             "title": self.scenario.title,
             "scheduler": self.scenario.scheduler.name,
@@ -187,25 +100,156 @@ impl Simulation {
                     "disk_rotation_ms": self.w.platform.io.disk_rotation_ns as f64 / 1e6,
                 },
             },
-            "domains": domains,
+            "domains": [],
             "jobs": jobs,
-        })
+        });
+        SummaryParts {
+            sim: self,
+            now,
+            elapsed,
+            workloads,
+            top,
+        }
     }
 
-    /// The jobs among this host's domains (`domains`: their summaries), as
-    /// their workloads group them.
-    fn jobs(&self, domains: &[Json]) -> Json {
+    /// The jobs among this host's domains (`workloads`: their summaries'
+    /// `workload` entries), as their workloads group them.
+    fn jobs(&self, workloads: &[Json]) -> Json {
         let host = self.w.directory.hosts[self.w.io.host as usize].0.as_str();
         let procs: Vec<_> = self
             .scenario
             .domains
             .iter()
-            .zip(domains)
-            .map(|(d, s)| {
-                let p = (host, d.name.as_str(), &d.workload.params, &s["workload"]);
+            .zip(workloads)
+            .map(|(d, w)| {
+                let p = (host, d.name.as_str(), &d.workload.params, w);
                 (d.workload.kind.as_str(), p)
             })
             .collect();
         crate::workload::jobs(&procs, false)
+    }
+}
+
+/// A host's summary in parts ([`Simulation::summary_parts`]).
+pub struct SummaryParts<'a> {
+    sim: &'a Simulation,
+    now: Time,
+    elapsed: u64,
+    /// Each domain's `workload` entry (the jobs need them all).
+    workloads: Vec<Json>,
+    /// The summary object, its `domains` an empty list.
+    pub top: Json,
+}
+
+impl SummaryParts<'_> {
+    /// The host's number of domains.
+    pub fn domains(&self) -> usize {
+        self.workloads.len()
+    }
+
+    /// Domain `d`'s entry of the summary's `domains` list.
+    pub fn domain(&self, d: usize) -> Json {
+        let (sim, now, elapsed) = (self.sim, self.now, self.elapsed);
+        let dom = &sim.w.doms[d];
+        let mut vcpus = Vec::new();
+        let mut tot = [0u64; 4];
+        for vi in dom.first_vcpu..dom.first_vcpu + dom.nvcpus {
+            let v = &sim.w.vcpus[vi as usize];
+            let s = v.state_ns_at(now);
+            for k in 0..4 {
+                tot[k] += s[k];
+            }
+            let h = &v.wake_latency;
+            let us = |ns: f64| (ns / 1000.0 * 1000.0).round() / 1000.0;
+            vcpus.push(json!({
+                "vcpu": v.index,
+                "running_ns": s[RunState::Running as usize],
+                "runnable_ns": s[RunState::Runnable as usize],
+                "blocked_ns": s[RunState::Blocked as usize],
+                "offline_ns": s[RunState::Offline as usize],
+                "cpu_pct": pct(s[0], elapsed),
+                "context_switches": v.context_switches,
+                "migrations": v.migrations,
+                "wakeups": h.count(),
+                "wake_latency_us": {
+                    "p50": us(h.quantile_ns(0.50)),
+                    "p95": us(h.quantile_ns(0.95)),
+                    "p99": us(h.quantile_ns(0.99)),
+                    "max": us(h.max_ns() as f64),
+                    "mean": us(h.mean_ns()),
+                },
+            }));
+        }
+        let measured_s = elapsed as f64 / NS_PER_S as f64;
+        let execs: u64 = (dom.first_vcpu..dom.first_vcpu + dom.nvcpus)
+            .map(|vi| sim.w.vcpus[vi as usize].context_switches)
+            .sum();
+        let io = &sim.w.io.stats[d];
+        // XenMon's I/O count is page flips: netback's flips to a guest,
+        // and for the driver domain all of them (`IoStats::flips`).
+        let io_count = io.flips;
+        // Packets and disk request passes handled (the backends' work).
+        let io_events = if dom.driver {
+            io.backend_events + io.io_events
+        } else {
+            io.io_events
+        };
+        let per_s = |x: u64| {
+            if measured_s > 0.0 {
+                x as f64 / measured_s
+            } else {
+                0.0
+            }
+        };
+        let xenmon = json!({
+            "cpu_pct": pct(tot[0], elapsed),
+            "waited_pct": pct(tot[1], elapsed),
+            "blocked_pct": pct(tot[2], elapsed),
+            "exec_per_s": per_s(execs),
+            "io_count": io_count,
+            "io_per_exec": if execs > 0 { io_count as f64 / execs as f64 } else { 0.0 },
+            "io_events": io_events,
+            "io_events_per_exec": if execs > 0 { io_events as f64 / execs as f64 } else { 0.0 },
+            "backend_batches": io.backend_batches,
+        });
+        let xentop = json!({
+            "cpu_s": tot[0] / NS_PER_S,
+            "cpu_pct": pct(tot[0], elapsed),
+            "vcpus": dom.nvcpus,
+            // The backend's view, as xentop shows it: NETTX is what the
+            // backend sent to the guest (the guest received it).
+            "nettx_kb": io.rx_bytes / 1024,
+            "netrx_kb": io.tx_bytes / 1024,
+            "vbd_rd": io.disk_reads,
+            "vbd_wr": io.disk_writes,
+            "vbd_rsect": io.disk_read_bytes / 512,
+            "vbd_wsect": io.disk_write_bytes / 512,
+        });
+        let (paid, real, lazy) = super::switch::domain_paid(&sim.w, DomId(d as u32), now);
+        let secs = |part: super::switch::Part| paid[part as usize] as f64 / NS_PER_S as f64;
+        let switch_cost = json!({
+            "direct_s": secs(super::switch::Part::Direct),
+            "tlb_refill_s": secs(super::switch::Part::Refill),
+            "cache_refill_s": secs(super::switch::Part::Cache),
+            "sched_s": secs(super::switch::Part::Sched),
+            "real_switches": real,
+            "lazy_returns": lazy,
+        });
+        json!({
+            "switch_cost": switch_cost,
+            "xenmon": xenmon,
+            "xentop": xentop,
+            "name": dom.name,
+            "id": d,
+            "driver": dom.driver,
+            "cpu_pct": pct(tot[0], elapsed),
+            "runnable_pct": pct(tot[1], elapsed),
+            "blocked_pct": pct(tot[2], elapsed),
+            "offline_pct": pct(tot[3], elapsed),
+            "cpu_s": tot[0] as f64 / NS_PER_S as f64,
+            "sched": sim.admin[d].params.to_json(),
+            "workload": self.workloads[d].clone(),
+            "vcpus": vcpus,
+        })
     }
 }

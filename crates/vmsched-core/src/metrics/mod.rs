@@ -6,5 +6,5 @@ mod parquet;
 mod series;
 
 pub use hist::{LatencyHistogram, ResponseHistogram};
-pub use parquet::series_parquet;
+pub use parquet::{series_parquet, write_series_parquet};
 pub use series::{IoColumns, IoCounters, Series};

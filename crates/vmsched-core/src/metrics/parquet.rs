@@ -161,13 +161,14 @@ fn plain_u64(values: &[u64], page: &mut Vec<u8>) {
     }
 }
 
-/// The series' columns, in the file's order.
-fn columns(s: &Series, names: &[&str]) -> Vec<Column> {
+/// The series' columns, in the file's order, each handed to `cols` as soon
+/// as its page is made (the caller writes it and lets it go: the whole file
+/// is never held).
+fn columns(s: &Series, names: &[&str], mut cols: impl FnMut(Column)) {
     let n = s.len();
-    let mut cols = Vec::with_capacity(15);
     let mut page = Vec::with_capacity(n * 8);
     plain_f64(s.time_s.iter().copied(), &mut page);
-    cols.push(Column {
+    cols(Column {
         name: "time_s",
         physical: DOUBLE,
         converted: None,
@@ -180,7 +181,7 @@ fn columns(s: &Series, names: &[&str]) -> Vec<Column> {
         page.extend_from_slice(&(name.len() as u32).to_le_bytes());
         page.extend_from_slice(name);
     }
-    cols.push(Column {
+    cols(Column {
         name: "domain",
         physical: BYTE_ARRAY,
         converted: Some(UTF8),
@@ -191,7 +192,7 @@ fn columns(s: &Series, names: &[&str]) -> Vec<Column> {
     for &v in s.vcpu.iter().filter(|&&v| v >= 0) {
         page.extend_from_slice(&v.to_le_bytes());
     }
-    cols.push(Column {
+    cols(Column {
         name: "vcpu",
         physical: INT32,
         converted: None,
@@ -205,7 +206,7 @@ fn columns(s: &Series, names: &[&str]) -> Vec<Column> {
     ] {
         let mut page = Vec::with_capacity(n * 8);
         plain_f64(values.iter().map(|&x| f64::from(x)), &mut page);
-        cols.push(Column {
+        cols(Column {
             name,
             physical: DOUBLE,
             converted: None,
@@ -215,7 +216,7 @@ fn columns(s: &Series, names: &[&str]) -> Vec<Column> {
     }
     let mut page = Vec::with_capacity(n * 8);
     plain_u64(&s.executions, &mut page);
-    cols.push(Column {
+    cols(Column {
         name: "executions",
         physical: INT64,
         converted: Some(UINT_64),
@@ -226,7 +227,7 @@ fn columns(s: &Series, names: &[&str]) -> Vec<Column> {
     for (name, values) in s.io.named() {
         let mut page = domain_rows.clone();
         plain_u64(values, &mut page);
-        cols.push(Column {
+        cols(Column {
             name,
             physical: INT64,
             converted: Some(UINT_64),
@@ -234,18 +235,44 @@ fn columns(s: &Series, names: &[&str]) -> Vec<Column> {
             page,
         });
     }
-    cols
+}
+
+/// What the footer says of a column written: its description, and where
+/// its chunk (page header and page) lies in the file.
+struct Written {
+    name: &'static str,
+    physical: i32,
+    converted: Option<i32>,
+    nullable: bool,
+    offset: usize,
+    size: usize,
 }
 
 /// The series as the bytes of a Parquet file: `names` are the domains'
 /// names by index, `key_values` the file's key-value metadata.
 pub fn series_parquet(s: &Series, names: &[&str], key_values: &[(&str, &str)]) -> Vec<u8> {
+    let mut file = Vec::new();
+    write_series_parquet(s, names, key_values, &mut file).expect("a Vec takes every byte");
+    file
+}
+
+/// [`series_parquet`]'s bytes written to `out` a column at a time, without
+/// holding the file (nor more than one column's page) in memory.
+pub fn write_series_parquet(
+    s: &Series,
+    names: &[&str],
+    key_values: &[(&str, &str)],
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     let n = s.len();
-    let cols = columns(s, names);
-    let mut file = b"PAR1".to_vec();
-    // (offset of the page header, its bytes with the page) per column.
-    let mut chunks = Vec::with_capacity(cols.len());
-    for c in &cols {
+    out.write_all(b"PAR1")?;
+    let mut pos = 4;
+    let mut written: Vec<Written> = Vec::with_capacity(16);
+    let mut result = Ok(());
+    columns(s, names, |c| {
+        if result.is_err() {
+            return;
+        }
         let mut h = Thrift::default();
         h.begin();
         h.i32(1, 0); // DATA_PAGE
@@ -258,20 +285,28 @@ pub fn series_parquet(s: &Series, names: &[&str], key_values: &[(&str, &str)]) -
         h.i32(4, RLE);
         h.end();
         h.end();
-        let offset = file.len();
-        file.extend_from_slice(&h.out);
-        file.extend_from_slice(&c.page);
-        chunks.push((offset, h.out.len() + c.page.len()));
-    }
+        result = out.write_all(&h.out).and_then(|()| out.write_all(&c.page));
+        let size = h.out.len() + c.page.len();
+        written.push(Written {
+            name: c.name,
+            physical: c.physical,
+            converted: c.converted,
+            nullable: c.nullable,
+            offset: pos,
+            size,
+        });
+        pos += size;
+    });
+    result?;
     let mut m = Thrift::default();
     m.begin();
     m.i32(1, 1); // format version
-    m.list(2, T_STRUCT, cols.len() + 1);
+    m.list(2, T_STRUCT, written.len() + 1);
     m.begin(); // the root
     m.bytes(4, b"schema");
-    m.i32(5, cols.len() as i32);
+    m.i32(5, written.len() as i32);
     m.end();
-    for c in &cols {
+    for c in &written {
         m.begin();
         m.i32(1, c.physical);
         m.i32(3, i32::from(c.nullable)); // REQUIRED or OPTIONAL
@@ -286,10 +321,10 @@ pub fn series_parquet(s: &Series, names: &[&str], key_values: &[(&str, &str)]) -
     m.list(4, T_STRUCT, groups);
     if n > 0 {
         m.begin();
-        m.list(1, T_STRUCT, cols.len());
-        for (c, &(offset, size)) in cols.iter().zip(&chunks) {
+        m.list(1, T_STRUCT, written.len());
+        for c in &written {
             m.begin();
-            m.i64(2, offset as i64);
+            m.i64(2, c.offset as i64);
             m.strukt(3);
             m.i32(1, c.physical);
             let encodings = if c.nullable { 2 } else { 1 };
@@ -302,13 +337,13 @@ pub fn series_parquet(s: &Series, names: &[&str], key_values: &[(&str, &str)]) -
             m.raw_bytes(c.name.as_bytes());
             m.i32(4, 0); // UNCOMPRESSED
             m.i64(5, n as i64);
-            m.i64(6, size as i64);
-            m.i64(7, size as i64);
-            m.i64(9, offset as i64);
+            m.i64(6, c.size as i64);
+            m.i64(7, c.size as i64);
+            m.i64(9, c.offset as i64);
             m.end();
             m.end();
         }
-        let total: usize = chunks.iter().map(|c| c.1).sum();
+        let total: usize = written.iter().map(|c| c.size).sum();
         m.i64(2, total as i64);
         m.i64(3, n as i64);
         m.end();
@@ -322,10 +357,9 @@ pub fn series_parquet(s: &Series, names: &[&str], key_values: &[(&str, &str)]) -
     }
     m.bytes(6, b"vmsched");
     m.end();
-    file.extend_from_slice(&m.out);
-    file.extend_from_slice(&(m.out.len() as u32).to_le_bytes());
-    file.extend_from_slice(b"PAR1");
-    file
+    out.write_all(&m.out)?;
+    out.write_all(&(m.out.len() as u32).to_le_bytes())?;
+    out.write_all(b"PAR1")
 }
 
 #[cfg(test)]
