@@ -168,8 +168,12 @@ pub struct IoCosts {
     pub nic_bps: u64,
     /// One-way latency from the NIC to the remote peers and back into their stack, ns.
     pub nic_latency_ns: u64,
-    /// Maximum transmission unit, bytes (payload per packet = MTU − 40 bytes of TCP/IP headers).
+    /// Maximum transmission unit, bytes (payload per packet = MTU − 40
+    /// bytes of TCP/IP headers − `tcp_options` bytes).
     pub mtu: u32,
+    /// TCP option bytes on every segment of an established connection
+    /// (Linux's default timestamp option: 10 bytes padded to 12).
+    pub tcp_options: u32,
     /// Average seek time of a random disk access, ns.
     pub disk_seek_ns: u64,
     /// Average rotational latency of a random access (half a revolution), ns.
@@ -184,6 +188,21 @@ pub struct IoCosts {
     pub backend_thread: bool,
     /// The guests' scheduler tick (1/HZ), ns.
     pub guest_tick_ns: u64,
+}
+
+impl IoCosts {
+    /// TCP/IP header bytes per segment inside the MTU: the fixed 40 plus
+    /// the TCP options every segment carries.
+    #[inline]
+    pub fn tcpip_header(&self) -> u64 {
+        crate::io::TCPIP_HEADER + self.tcp_options as u64
+    }
+
+    /// Payload bytes per full segment (the MSS): the MTU less the headers.
+    #[inline]
+    pub fn mss(&self) -> u64 {
+        (self.mtu as u64).saturating_sub(self.tcpip_header()).max(1)
+    }
 }
 
 /// The platform profile's numbers (besides its free-text `name` and `description`).
@@ -388,6 +407,14 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         doc: "Maximum transmission unit.",
     },
     ParamSpec {
+        name: "tcp_options_bytes",
+        unit: "bytes",
+        kind: ParamKind::Int { min: 0, max: 40 },
+        default: Default::Int(12),
+        scope: ParamScope::Global,
+        doc: "TCP option bytes on every segment (a multiple of 4): 12 for the timestamp option Linux sends by default (RFC 7323), 0 without options. They come out of each segment's payload (MSS = MTU - 40 - options) and go on the wire.",
+    },
+    ParamSpec {
         name: "disk_seek_ms",
         unit: "ms",
         kind: ParamKind::Float {
@@ -500,6 +527,13 @@ impl Platform {
         };
         numeric.remove("description");
         let p: Params = params::validate(PROFILE_PARAMS, &numeric, path, "a platform profile")?;
+        let opts = p.int("tcp_options_bytes");
+        if opts % 4 != 0 {
+            return Err(ScenarioError::new(
+                params::join_path(path, "tcp_options_bytes"),
+                format!("{opts} is not a multiple of 4; expected TCP option bytes padded to 32-bit words (0..=40)"),
+            ));
+        }
         Ok(Platform::from_params(name, &p))
     }
 
@@ -525,6 +559,7 @@ impl Platform {
                 nic_bps: (f("nic_bandwidth_mbit") * 1e6).round() as u64,
                 nic_latency_ns: (f("nic_latency_us") * 1e3).round() as u64,
                 mtu: p.int("nic_mtu") as u32,
+                tcp_options: p.int("tcp_options_bytes") as u32,
                 disk_seek_ns: (f("disk_seek_ms") * 1e6).round() as u64,
                 disk_rotation_ns: if rpm > 0.0 {
                     (30.0e9 / rpm).round() as u64

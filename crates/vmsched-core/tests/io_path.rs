@@ -253,7 +253,9 @@ fn wl_req(s: &Json) -> f64 {
 
 #[test]
 fn tcp_stream_is_limited_by_the_link_then_by_the_window() {
-    // 100 Mbit/s with 1500-byte packets: 1460 of every 1538 bytes are payload.
+    // 100 Mbit/s with 1500-byte packets and the 12-byte timestamp option:
+    // a 16-KiB message (the default send socket) is 12 segments of at most
+    // 1448 bytes, each with 52 + 38 bytes of headers and framing on the wire.
     let s = run(&host(
         "credit",
         1,
@@ -263,7 +265,13 @@ fn tcp_stream_is_limited_by_the_link_then_by_the_window() {
         3.0,
     ));
     let got = wl(&s, "dom1", "throughput_mbit_s");
-    assert_near("goodput at line rate", got, 100.0 * 1460.0 / 1538.0, 0.5);
+    let m = 16384.0;
+    assert_near(
+        "goodput at line rate",
+        got,
+        100.0 * m / (m + 12.0 * 90.0),
+        0.1,
+    );
     // A tiny window over a long path: window / RTT.
     let far = host(
         "credit",
@@ -292,6 +300,88 @@ fn tcp_stream_is_limited_by_the_link_then_by_the_window() {
     ));
     assert!(wl(&s, "dom1", "throughput_mbit_s") > 90.0);
     assert!(domain(&s, "dom1")["xentop"]["nettx_kb"].as_u64().unwrap() > 25_000);
+}
+
+/// The built-in `name` profile as an inline TOML table, with `key` set to `value`.
+fn profile_with(name: &str, key: &str, value: &str) -> String {
+    let text = vmsched_core::host::BUILTIN_PROFILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("built-in profile")
+        .1;
+    let mut items: Vec<String> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| l.contains('=') && !l.starts_with(&format!("{key} ")))
+        .map(str::to_string)
+        .collect();
+    items.push(format!("{key} = {value}"));
+    format!("{{ {} }}", items.join(", "))
+}
+
+#[test]
+fn tcp_options_set_a_link_bound_streams_goodput_ceiling() {
+    // The same link-bound stream, in full segments (`granularity =
+    // "segment"`), with Linux's timestamp option (the profile's 12 bytes:
+    // 1448 payload bytes of every 1538 on the wire) and without options
+    // (1460 of 1538).
+    let scenario = |profile: &str| {
+        host(
+            "credit",
+            1,
+            "thesis2015",
+            r#"kind = "idle""#,
+            "kind = \"tcp-stream\"\ngranularity = \"segment\"",
+            3.0,
+        )
+        .replace(r#"profile = "thesis2015""#, &format!("profile = {profile}"))
+    };
+    let with = wl(
+        &run(&scenario(&profile_with(
+            "thesis2015",
+            "tcp_options_bytes",
+            "12",
+        ))),
+        "dom1",
+        "throughput_mbit_s",
+    );
+    let without = wl(
+        &run(&scenario(&profile_with(
+            "thesis2015",
+            "tcp_options_bytes",
+            "0",
+        ))),
+        "dom1",
+        "throughput_mbit_s",
+    );
+    assert_near("with timestamps", with, 100.0 * 1448.0 / 1538.0, 0.3);
+    assert_near("without options", without, 100.0 * 1460.0 / 1538.0, 0.3);
+    // The ratio of the two is the ratio of the payload shares.
+    assert_near("payload ratio", with / without, 1448.0 / 1460.0, 0.004);
+}
+
+#[test]
+fn tcp_options_must_be_whole_words() {
+    let s = host(
+        "credit",
+        1,
+        "thesis2015",
+        r#"kind = "idle""#,
+        r#"kind = "tcp-stream""#,
+        1.0,
+    )
+    .replace(
+        r#"profile = "thesis2015""#,
+        &format!(
+            "profile = {}",
+            profile_with("thesis2015", "tcp_options_bytes", "10")
+        ),
+    );
+    let msg = rejected(&s).to_string();
+    assert!(
+        msg.contains("tcp_options_bytes") && msg.contains("multiple of 4"),
+        "{msg}"
+    );
 }
 
 #[test]

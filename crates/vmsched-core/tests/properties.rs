@@ -265,6 +265,10 @@ fn profile() -> BoxedStrategy<Option<Json>> {
             // Both numbers are required in a custom profile.
             m.entry("ctx_switch_ns").or_insert(json!(2000));
             m.entry("ipi_latency_ns").or_insert(json!(1500));
+            // TCP options come in 32-bit words.
+            if let Some(n) = m.get("tcp_options_bytes").and_then(Json::as_u64) {
+                m.insert("tcp_options_bytes".into(), json!(n / 4 * 4));
+            }
             Some(Json::Object(m))
         }),
     ]

@@ -482,16 +482,17 @@ EXPLANATIONS = {
     "(the ranking needs steps of more than 0.5 points): the same near-zero effect as claim "
     "45, so there is no ranking to reproduce.",
     "47": _SAME
-    + "with Dom0 idle every scheduler sends 94.9 Mbit/s, the 100 Mbit/s link's payload rate: "
+    + "with Dom0 idle every scheduler sends 94.15 Mbit/s, the 100 Mbit/s link's payload rate "
+    "with Linux's TCP timestamp option on every segment: "
     "the stream is link-bound, so no scheduler can be above another (paper 87.85-91.05).",
     "48": _SAME
-    + "with Dom0 under CPU stress the stream still runs at the link's rate: all four 94.9 "
+    + "with Dom0 under CPU stress the stream still runs at the link's rate: all four 94.15 "
     "Mbit/s (0.00 %), against the paper's 80.47, 79.15, 72.71, 63.55 (11-29 % drops). "
     "Enhanced's preemptions shorten the guest's waits, but netperf's autotuned buffers "
     "(thesis2015-net, claim 48) cover every wait of every scheduler, Credit's longest 59 ms "
     "included, so there is nothing for Enhanced to remove. With the send buffer fixed at "
     "Table 3's printed 16 384 bytes (a setup alternative, sensitivity table) Credit loses "
-    "15.1 % through its 1-ms rate limit, which Enhanced, overriding it, does not.",
+    "14.6 % through its 1-ms rate limit, which Enhanced, overriding it, does not.",
     "48-disk": _SAME
     + "with Dom0 writing to disk the stream loses 0.00 % under every scheduler (paper "
     "Credit2 7.1, Credit 18.5, SEDF 22.0 %): Dom0's IOzone waits on the disk, not on the "

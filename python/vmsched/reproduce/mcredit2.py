@@ -27,8 +27,10 @@ from vmsched.reproduce.setups import label as base_label
 EXP_ID = "mcredit2-sysbench"
 PAPER = "Kang & Lee 2018 (Mcredit2)"
 SCHEDULERS = ("sedf", "credit", "credit2", "mcredit2")
-#: Xen 4.5.0 where vmsched has the scheduler; its Credit2 (and so Mcredit2) starts at 4.8.
-XEN_VERSION = {"sedf": "4.5", "credit": "4.5", "credit2": "4.8", "mcredit2": "4.8"}
+#: "Xen 4.5.0" for every scheduler: Credit2 (and so Mcredit2, built on it) at 4.5 runs
+#: 4.4.1's code as vmsched models the releases before 4.8 (no rate limit, 0.5-2 ms slices,
+#: 4.4's tickle and pick).
+XEN_VERSION = {"sedf": "4.5", "credit": "4.5", "credit2": "4.5", "mcredit2": "4.5"}
 #: "Intel i7-2600 processor (four processors and eight threads)".
 TOPOLOGY = {"sockets": 1, "cores": 4, "threads": 2}
 #: "A total of nine domains are generated. Four virtual processors ... to each domain."
@@ -177,9 +179,11 @@ MCREDIT2 = Experiment(
         "Idle processors: the mean number of idle PCPUs over the run (the sum over PCPUs of "
         "100 - busy %, / 100); the paper's measure of 'the idle processors generated during "
         "the process' is not given.",
-        'Xen release: 4.5.0 in the paper; `xen_version` "4.5" for SEDF and Credit, "4.8" '
-        "for Credit2 and Mcredit2 (vmsched's earliest Credit2). Mcredit2 runs with its "
-        "default `boost_period_ms` (1000; the paper's interval is not given, "
+        'Xen release: 4.5.0 in the paper; `xen_version` "4.5" for all four. Credit2 and '
+        "Mcredit2 (built on it) at 4.5 run 4.4.1's Credit2 code, as vmsched models the "
+        "releases before 4.8: no rate limit, slices of 0.5-2 ms, 4.4's tickle and PCPU "
+        "choice (docs/schedulers/credit2.md). Mcredit2 runs with its default "
+        "`boost_period_ms` (1000; the paper's interval is not given, "
         "docs/schedulers/mcredit2.md).",
         "SEDF's '100 and 10' are taken as milliseconds, per VCPU (vmsched's SEDF reserves "
         "per VCPU, as Xen's does), with extra time allowed (Xen's default).",

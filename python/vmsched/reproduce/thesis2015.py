@@ -333,8 +333,10 @@ _CFS_WAKE = (
 )
 #: The netperf stream's level (docs/io.md, docs/workloads.md: `tcp-stream`).
 _LINK_BOUND = (
-    "The stream is bound by the 100-Mbit/s link: 94.93 Mbit/s is the payload rate of "
-    "1 500-byte frames (Appendix A: 92.67 at 1 MB), at every message size. netperf ran with "
+    "The stream is bound by the 100-Mbit/s link: 94.15 Mbit/s is the payload rate of "
+    "1 500-byte frames whose segments carry Linux's 12-byte TCP timestamp option (1 448 "
+    "payload bytes in 1 538 on the wire; Appendix A: 92.67 at 1 MB), at every message size. "
+    "netperf ran with "
     "Linux's autotuned buffers (Table 3's sizes are the initial ones netperf prints when it "
     "sets none; 1 MiB each here), whose data in flight covers tens of milliseconds of link "
     "time."
@@ -396,7 +398,7 @@ EXPLAIN_DISK = {
 _BUFFER_ALTERNATIVES = (
     "The setup alternatives (sensitivity table, quick grid) show where the buffer reading "
     "matters: with the send buffer fixed at the printed 16 384 bytes (16 KiB in flight, "
-    "1.4 ms of link time) Credit loses 15.1 % under the CPU test, through its 1-ms rate "
+    "1.4 ms of link time) Credit loses 14.6 % under the CPU test, through its 1-ms rate "
     "limit, and SEDF and Credit2, whose waits stay under 0.9 ms, lose under 0.1 %: not the "
     "thesis's ordering (SEDF worst). With 32 KiB (the earlier rounds' `-s` reading) every "
     "scheduler stays link-bound."
@@ -404,7 +406,7 @@ _BUFFER_ALTERNATIVES = (
 
 EXPLAIN_NET = {
     "47": (
-        "Credit2, SEDF and Credit all 94.93 Mbit/s: a tie. **Model.** "
+        "Credit2, SEDF and Credit all 94.15 Mbit/s: a tie. **Model.** "
         + _IDLE_HOST
         + " "
         + _LINK_BOUND
@@ -412,11 +414,11 @@ EXPLAIN_NET = {
         "idle that the model does not have."
     ),
     "48": (
-        "Credit2, Credit and SEDF all 94.93 Mbit/s, no drop (paper 13.1, 17.2, 28.8 %). "
+        "Credit2, Credit and SEDF all 94.15 Mbit/s, no drop (paper 13.1, 17.2, 28.8 %). "
         "**Model, with the buffers as netperf ran them.** "
         + _CFS_WAKE
         + " The guest's VCPUs wait at each wake (65-s runs, p50 / p99 / max of the busier "
-        "VCPU): SEDF 377 / 508 / 886 µs (a best-effort wake waits out Dom0's 500-µs quantum), "
+        "VCPU): SEDF 377 / 508 / 864 µs (a best-effort wake waits out Dom0's 500-µs quantum), "
         "Credit 754 / 1 114 µs / 59 ms (the 1-ms rate limit, and a few waits behind a CPU-test "
         "VCPU's slice), Credit2 0 / 0 / 0 µs (Xen 4.4's Credit2 has no rate limit: a waking "
         "guest VCPU, which has more credit than a CPU-test VCPU, preempts it at once; as of "
@@ -430,7 +432,7 @@ EXPLAIN_NET = {
         "produce here."
     ),
     "49": (
-        "94.93 Mbit/s under all three, no drop. The **paper** (setup cut off) and the "
+        "94.15 Mbit/s under all three, no drop. The **paper** (setup cut off) and the "
         "**model**. Dom0's IOzone sequential writes run natively with direct I/O (two 512-KiB "
         "requests per record) and take a fraction of a percent of Dom0's CPU; they share "
         "neither the NIC nor netback's thread, so nothing contends with the guest's link-bound "

@@ -5,7 +5,7 @@
 use super::{Event, Simulation, World};
 use crate::domain::{WorkItem, BACKEND, TAG_MASK, URGENT};
 use crate::ids::DomId;
-use crate::io::{packets, Endpoint, InFlight, IoKind, IoReq, Peer, TCPIP_HEADER};
+use crate::io::{packets, Endpoint, InFlight, IoKind, IoReq, Peer};
 use crate::time::Time;
 
 /// `remaining_ns` of a backend work item not yet started: its batch is
@@ -101,7 +101,7 @@ impl World {
     /// `dom` sends `bytes` to its remote peer.
     pub(crate) fn net_send(&mut self, dom: DomId, bytes: u64, pkts: Option<u32>, token: u64) {
         let pkts = pkts
-            .unwrap_or_else(|| packets(bytes, self.io.nic.mtu))
+            .unwrap_or_else(|| packets(bytes, self.io.nic.mss))
             .max(1);
         let r = IoReq {
             guest: dom,
@@ -134,7 +134,7 @@ impl World {
         token: u64,
     ) {
         let pkts = pkts
-            .unwrap_or_else(|| packets(bytes, self.io.nic.mtu))
+            .unwrap_or_else(|| packets(bytes, self.io.nic.mss))
             .max(1);
         let r = IoReq {
             guest: dom,
@@ -198,7 +198,7 @@ impl World {
     /// `dom`'s remote peer sends it `bytes` now.
     pub(crate) fn peer_send(&mut self, dom: DomId, bytes: u64, pkts: Option<u32>, token: u64) {
         let pkts = pkts
-            .unwrap_or_else(|| packets(bytes, self.io.nic.mtu))
+            .unwrap_or_else(|| packets(bytes, self.io.nic.mss))
             .max(1);
         let now = self.now;
         let r = IoReq {
@@ -215,7 +215,7 @@ impl World {
         if self.platform.io.fid.nic_moderated && pkts > 1 {
             // Each packet reaches the NIC when its own last bit is in.
             let start = self.io.nic.receive_start(now, bytes, pkts);
-            let mss = (self.io.nic.mtu as u64).saturating_sub(TCPIP_HEADER).max(1);
+            let mss = self.io.nic.mss;
             let (mut left, mut sent) = (bytes, 0u64);
             for i in 1..=pkts {
                 let b = if i == pkts { left } else { left.min(mss) };

@@ -95,6 +95,7 @@ impl Simulation {
                     "nic_mbit": self.w.platform.io.nic_bps as f64 / 1e6,
                     "nic_latency_us": self.w.platform.io.nic_latency_ns as f64 / 1e3,
                     "mtu": self.w.platform.io.mtu,
+                    "tcp_options_bytes": self.w.platform.io.tcp_options,
                     "disk_transfer_mb_s": self.w.platform.io.disk_bps as f64 / 1e6,
                     "disk_seek_ms": self.w.platform.io.disk_seek_ns as f64 / 1e6,
                     "disk_rotation_ms": self.w.platform.io.disk_rotation_ns as f64 / 1e6,

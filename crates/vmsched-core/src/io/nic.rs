@@ -6,7 +6,7 @@
 //! once on the sender's link and once more on the receiver's, as a
 //! store-and-forward switch does.
 
-use super::{ETHERNET_FRAMING, TCPIP_HEADER};
+use super::ETHERNET_FRAMING;
 use crate::host::IoCosts;
 use crate::time::Time;
 
@@ -17,6 +17,10 @@ pub struct Nic {
     pub bps: u64,
     pub latency_ns: u64,
     pub mtu: u32,
+    /// Payload bytes per full segment (MTU less TCP/IP headers and options).
+    pub mss: u64,
+    /// TCP/IP header bytes per packet, options included.
+    pub header: u64,
     tx_free: Time,
     rx_free: Time,
 }
@@ -27,6 +31,8 @@ impl Nic {
             bps: c.nic_bps.max(1),
             latency_ns: c.nic_latency_ns,
             mtu: c.mtu,
+            mss: c.mss(),
+            header: c.tcpip_header(),
             tx_free: Time::ZERO,
             rx_free: Time::ZERO,
         }
@@ -34,7 +40,7 @@ impl Nic {
 
     /// Time on the wire for `bytes` of payload in `pkts` packets.
     pub fn wire_ns(&self, bytes: u64, pkts: u32) -> u64 {
-        let on_wire = bytes + pkts as u64 * (TCPIP_HEADER + ETHERNET_FRAMING);
+        let on_wire = bytes + pkts as u64 * (self.header + ETHERNET_FRAMING);
         // In 64 bits while the bit-nanoseconds fit them (below 2.3 GB on
         // the wire: every packet and message), the same quotient.
         match on_wire.checked_mul(8 * 1_000_000_000) {
@@ -88,14 +94,46 @@ mod tests {
     #[test]
     fn nic_serialises_at_line_rate() {
         let mut n = Nic::new(&costs());
-        // 100 Mbit/s: one full packet is 1538 bytes on the wire = 123.04 µs.
-        assert_eq!(n.wire_ns(1460, 1), 123_040);
-        let a = n.transmit(Time::ZERO, 1460, 1);
-        let b = n.transmit(Time::ZERO, 1460, 1);
+        // 100 Mbit/s, MTU 1500, 12 bytes of timestamp option: a full
+        // segment carries 1448 bytes of payload and is 1448 + 52 + 38 =
+        // 1538 bytes on the wire = 123.04 µs.
+        assert_eq!(n.mss, 1448);
+        assert_eq!(n.header, 52);
+        assert_eq!(n.wire_ns(1448, 1), 123_040);
+        let a = n.transmit(Time::ZERO, 1448, 1);
+        let b = n.transmit(Time::ZERO, 1448, 1);
         assert_eq!(
             b.since(a),
             123_040,
             "back-to-back packets queue on the link"
         );
+    }
+
+    #[test]
+    fn tcp_options_shrink_the_segment_and_lengthen_its_wire_time() {
+        let with = costs();
+        assert_eq!(with.tcp_options, 12, "thesis2015 sends Linux's timestamps");
+        let without = IoCosts {
+            tcp_options: 0,
+            ..with.clone()
+        };
+        assert_eq!(without.mss(), 1460);
+        assert_eq!(with.mss(), 1448);
+        let (a, b) = (Nic::new(&without), Nic::new(&with));
+        // The same 1448 payload bytes: 12 more header bytes per packet,
+        // 0.96 µs more at 100 Mbit/s.
+        assert_eq!(a.wire_ns(1448, 1), 122_080);
+        assert_eq!(b.wire_ns(1448, 1), 123_040);
+        // A full segment is 1538 bytes on the wire either way.
+        assert_eq!(a.wire_ns(1460, 1), 123_040);
+        // 1 MB of payload: 685 segments without options, 691 with.
+        let mb = 1_000_000u64;
+        let (pa, pb) = (
+            crate::io::packets(mb, without.mss()),
+            crate::io::packets(mb, with.mss()),
+        );
+        assert_eq!((pa, pb), (685, 691));
+        assert_eq!(a.wire_ns(mb, pa), (mb + 685 * 78) * 80);
+        assert_eq!(b.wire_ns(mb, pb), (mb + 691 * 90) * 80);
     }
 }

@@ -33,9 +33,11 @@ impl IoKind {
     }
 }
 
-/// Header bytes per packet besides the payload: TCP/IP headers (40) are
-/// inside the MTU; Ethernet framing (preamble, header, FCS, gap: 38) is on
-/// the wire.
+/// Header bytes per packet besides the payload: the fixed TCP and IPv4
+/// headers (20 + 20) are inside the MTU, and so are the TCP options the
+/// platform's stack sends on every segment (`tcp_options_bytes`, see
+/// [`crate::host::IoCosts::tcpip_header`]); Ethernet framing (preamble,
+/// header, FCS, gap: 38) is on the wire besides.
 pub const TCPIP_HEADER: u64 = 40;
 
 /// Ethernet framing per packet on the wire.
@@ -109,11 +111,11 @@ impl IoReq {
     }
 }
 
-/// Packets needed for `bytes` of payload at `mtu`.
+/// Packets needed for `bytes` of payload in segments of at most `mss`
+/// payload bytes ([`crate::host::IoCosts::mss`]).
 #[inline]
-pub fn packets(bytes: u64, mtu: u32) -> u32 {
-    let payload = (mtu as u64).saturating_sub(TCPIP_HEADER).max(1);
-    bytes.div_ceil(payload).max(1) as u32
+pub fn packets(bytes: u64, mss: u64) -> u32 {
+    bytes.div_ceil(mss.max(1)).max(1) as u32
 }
 
 #[cfg(test)]
@@ -122,9 +124,14 @@ mod tests {
 
     #[test]
     fn packets_round_up() {
-        assert_eq!(packets(1, 1500), 1);
-        assert_eq!(packets(1460, 1500), 1);
-        assert_eq!(packets(1461, 1500), 2);
-        assert_eq!(packets(10 * 1024, 1500), 8);
+        assert_eq!(packets(1, 1460), 1);
+        assert_eq!(packets(1460, 1460), 1);
+        assert_eq!(packets(1461, 1460), 2);
+        assert_eq!(packets(10 * 1024, 1460), 8);
+        // With 12 bytes of timestamp option the MSS is 1448.
+        assert_eq!(packets(1448, 1448), 1);
+        assert_eq!(packets(1460, 1448), 2);
+        assert_eq!(packets(100 * 1448, 1448), 100);
+        assert_eq!(packets(100 * 1460, 1448), 101);
     }
 }

@@ -153,7 +153,7 @@ struct Bsp {
 
 impl Bsp {
     fn pkt_cost(&self, g: &GuestCtx) -> u64 {
-        packets(self.message_bytes, g.mtu()) as u64 * g.io_costs().guest_pkt_ns
+        packets(self.message_bytes, g.mss()) as u64 * g.io_costs().guest_pkt_ns
     }
 
     fn begin_iteration(&mut self, g: &mut GuestCtx) {

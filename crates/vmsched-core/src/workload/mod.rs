@@ -169,9 +169,10 @@ impl GuestCtx<'_> {
         self.w.is_driver(self.dom)
     }
 
-    /// The NIC's MTU (bytes).
-    pub fn mtu(&self) -> u32 {
-        self.w.io.nic.mtu
+    /// Payload bytes per full TCP segment: the NIC's MTU less the TCP/IP
+    /// headers and the platform's TCP options.
+    pub fn mss(&self) -> u64 {
+        self.w.io.nic.mss
     }
 
     /// Fire `timer(token)` at `at`.

@@ -178,7 +178,7 @@ impl Streaming {
         let cl = &mut self.clients[c];
         cl.backlog -= 1;
         cl.busy = true;
-        let pkts = u64::from(packets(self.chunk_bytes, g.mtu()));
+        let pkts = u64::from(packets(self.chunk_bytes, g.mss()));
         g.push(WorkItem {
             remaining_ns: self.chunk_cpu_ns + pkts * g.io_costs().guest_pkt_ns,
             tag: c as u32,

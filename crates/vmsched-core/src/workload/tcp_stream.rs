@@ -96,13 +96,14 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
         // whole: the unit tracked here is the message or, for messages larger
         // than half the window, half the window (so that acknowledgements of
         // one unit arrive while the next is in flight, as with TCP's ACK
-        // clocking), and never less than one full packet.
-        let unit = msg.min(window / 2).max(1460);
+        // clocking), and never less than one full segment (raised to the
+        // MSS at the start, when the platform's segment size is known).
+        let unit = msg.min(window / 2);
         Box::new(TcpStream {
             segments: p.str("granularity") == "segment",
             send,
             msg: unit,
-            window: window.max(unit),
+            window,
             inflight: 0,
             sending: false,
             bytes: 0,
@@ -119,7 +120,7 @@ const ACK_RX: u32 = 1;
 const DATA_RX: u32 = 2;
 
 struct TcpStream {
-    /// Units of two segments (set at the start, when the MTU is known).
+    /// Units of two segments (set at the start, when the MSS is known).
     segments: bool,
     send: bool,
     msg: u64,
@@ -134,8 +135,8 @@ struct TcpStream {
 }
 
 impl TcpStream {
-    fn ack_pkts(&self, mtu: u32) -> u32 {
-        packets(self.msg, mtu).div_ceil(2)
+    fn ack_pkts(&self, mss: u64) -> u32 {
+        packets(self.msg, mss).div_ceil(2)
     }
 
     /// Send direction: the sender thread prepares the next message if the
@@ -145,7 +146,7 @@ impl TcpStream {
             return;
         }
         self.sending = true;
-        let cost = g.pkt_cpu_ns(packets(self.msg, g.mtu()) as u64);
+        let cost = g.pkt_cpu_ns(packets(self.msg, g.mss()) as u64);
         g.push(WorkItem {
             remaining_ns: cost,
             tag: SEND,
@@ -175,11 +176,11 @@ impl Workload for TcpStream {
     }
 
     fn start(&mut self, g: &mut GuestCtx, _rng: &mut Rng) {
+        let mss = g.mss();
+        self.msg = self.msg.max(mss);
+        self.window = self.window.max(self.msg);
         if self.segments {
             // Two full segments per delayed ACK, never more than the window.
-            let mss = (g.mtu() as u64)
-                .saturating_sub(crate::io::TCPIP_HEADER)
-                .max(1);
             self.msg = (2 * mss).min(self.window);
         }
         if self.send {
@@ -200,7 +201,7 @@ impl Workload for TcpStream {
             ACK_RX => {}
             DATA_RX => {
                 // The application read the message: acknowledge it.
-                let pkts = self.ack_pkts(g.mtu());
+                let pkts = self.ack_pkts(g.mss());
                 g.net_send_packets(0, pkts, 0);
             }
             _ => unreachable!("tcp-stream tags"),
@@ -211,7 +212,7 @@ impl Workload for TcpStream {
         debug_assert_eq!(kind, IoKind::NetRx);
         if self.send {
             // ACKs from the remote host open the window.
-            let pkts = self.ack_pkts(g.mtu()) as u64;
+            let pkts = self.ack_pkts(g.mss()) as u64;
             let cpu = g.pkt_cpu_ns(pkts);
             g.push_urgent(WorkItem {
                 remaining_ns: cpu,
@@ -220,7 +221,7 @@ impl Workload for TcpStream {
             self.acked(g.now());
             self.try_send(g);
         } else {
-            let pkts = packets(self.msg, g.mtu()) as u64;
+            let pkts = packets(self.msg, g.mss()) as u64;
             let cpu = g.pkt_cpu_ns(pkts);
             g.push_urgent(WorkItem {
                 remaining_ns: cpu,
@@ -232,7 +233,7 @@ impl Workload for TcpStream {
     fn peer_recv(&mut self, g: &mut GuestCtx, _rng: &mut Rng, _token: u64) {
         if self.send {
             // A message reached the remote host: its ACKs come back.
-            let pkts = self.ack_pkts(g.mtu());
+            let pkts = self.ack_pkts(g.mss());
             g.peer_send_packets(0, pkts, 0);
         } else {
             // The guest's ACK reached the sender.

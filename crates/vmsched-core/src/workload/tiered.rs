@@ -419,7 +419,7 @@ impl Front {
         } else {
             self.reply_bytes
         };
-        let pkts = u64::from(rx_pkts) + u64::from(packets(tx_bytes, g.mtu()));
+        let pkts = u64::from(rx_pkts) + u64::from(packets(tx_bytes, g.mss()));
         g.push(WorkItem {
             remaining_ns: pkts * g.io_costs().guest_pkt_ns + Self::app_part(c, r.results),
             tag: client,
@@ -457,7 +457,7 @@ impl Workload for Front {
     /// A request reached the front tier.
     fn io_done(&mut self, g: &mut GuestCtx, _rng: &mut Rng, kind: IoKind, token: u64) {
         debug_assert_eq!(kind, IoKind::NetRx);
-        let pkts = packets(self.request_bytes, g.mtu());
+        let pkts = packets(self.request_bytes, g.mss());
         self.step(g, token as u32, pkts);
     }
 
@@ -474,7 +474,7 @@ impl Workload for Front {
         let c = &self.classes[r.class as usize];
         if r.results < c.queries {
             let to = self.db_end.expect("resolved at the start");
-            let pkts = packets(self.query_bytes, g.mtu());
+            let pkts = packets(self.query_bytes, g.mss());
             g.send_to(to, self.query_bytes, query_token(client, pkts, c.db_ns));
         } else {
             g.net_send(self.reply_bytes, u64::from(client));
@@ -545,7 +545,7 @@ impl Workload for Db {
     fn message(&mut self, g: &mut GuestCtx, _rng: &mut Rng, from: Endpoint, token: u64) {
         let db_ns = token >> 24;
         let query_pkts = (token >> CLIENT_BITS) & 0xff;
-        let out = packets(self.result_bytes, g.mtu());
+        let out = packets(self.result_bytes, g.mss());
         let reply = result_token(token_client(token), out);
         let slot = match self.free.pop() {
             Some(s) => {

@@ -106,7 +106,7 @@ pub(super) const INFO: WorkloadInfo = WorkloadInfo {
             "segments",
             ParamKind::Int { min: 1, max: 1000 },
             Default::Int(3),
-            "exchange = tcp: the server's initial congestion window (Linux 2.6.16: 3 segments of 1460 bytes, RFC 3390).",
+            "exchange = tcp: the server's initial congestion window (Linux 2.6.16: 3 segments for an MSS of 1096..1460 bytes, RFC 3390).",
         ),
         p(
             "request_cpu_us",
@@ -246,8 +246,8 @@ struct WebServer {
 }
 
 impl WebServer {
-    fn data_pkts(&self, mtu: u32) -> u32 {
-        packets(self.file_bytes, mtu)
+    fn data_pkts(&self, mss: u64) -> u32 {
+        packets(self.file_bytes, mss)
     }
 
     /// A client sends a request now.
@@ -276,7 +276,7 @@ impl WebServer {
             g.peer_send_packets(0, 1, slot as u64);
         } else {
             // SYN, handshake ACK, GET, and the client's ACKs of the reply.
-            let rx_pkts = 3 + self.data_pkts(g.mtu()).div_ceil(2);
+            let rx_pkts = 3 + self.data_pkts(g.mss()).div_ceil(2);
             g.peer_send_packets(300, rx_pkts, slot as u64);
         }
     }
@@ -328,9 +328,9 @@ impl WebServer {
     }
 
     /// Data segments of the next window of `slot`'s connection.
-    fn next_window(&self, slot: u32, mtu: u32) -> u32 {
+    fn next_window(&self, slot: u32, mss: u64) -> u32 {
         let r = self.slots[slot as usize].as_ref().expect("live request");
-        r.cwnd.min(self.data_pkts(mtu) - r.sent_segs)
+        r.cwnd.min(self.data_pkts(mss) - r.sent_segs)
     }
 
     /// The client's ACKs of the window just received: one per two data
@@ -342,10 +342,9 @@ impl WebServer {
 
     /// `tcp`: the server sends `slot`'s next window (the last one with FIN).
     fn send_window(&mut self, g: &mut GuestCtx, slot: u32) {
-        let mtu = g.mtu();
-        let data = self.data_pkts(mtu);
-        let segs = self.next_window(slot, mtu);
-        let mss = (mtu as u64).saturating_sub(crate::io::TCPIP_HEADER).max(1);
+        let mss = g.mss();
+        let data = self.data_pkts(mss);
+        let segs = self.next_window(slot, mss);
         let r = self.req(slot);
         let start = r.sent_segs as u64 * mss;
         r.sent_segs += segs;
@@ -358,7 +357,7 @@ impl WebServer {
 
     /// `tcp`: the guest received a round of `slot`'s connection.
     fn tcp_round_in(&mut self, g: &mut GuestCtx, slot: u32) {
-        let mtu = g.mtu();
+        let mss = g.mss();
         let r = *self.slots[slot as usize].as_ref().expect("live request");
         match r.phase {
             Phase::Syn => {
@@ -381,8 +380,8 @@ impl WebServer {
             Phase::Get => {
                 // The server process accepts, reads the GET and writes the
                 // reply; the first window leaves from its write.
-                let w = self.next_window(slot, mtu) as u64;
-                let fin = u64::from(r.sent_segs as u64 + w == self.data_pkts(mtu) as u64);
+                let w = self.next_window(slot, mss) as u64;
+                let fin = u64::from(r.sent_segs as u64 + w == self.data_pkts(mss) as u64);
                 let cpu = g.pkt_cpu_ns(2 + w + fin);
                 let work = self.request_work(g);
                 g.push(WorkItem {
@@ -392,8 +391,8 @@ impl WebServer {
             }
             Phase::Acks => {
                 // The ACKs open the window: the kernel sends the next one.
-                let w = self.next_window(slot, mtu) as u64;
-                let fin = u64::from(r.sent_segs as u64 + w == self.data_pkts(mtu) as u64);
+                let w = self.next_window(slot, mss) as u64;
+                let fin = u64::from(r.sent_segs as u64 + w == self.data_pkts(mss) as u64);
                 let acks = Self::acks_of_window(&r) as u64;
                 let cpu = g.pkt_cpu_ns(acks + w + fin);
                 g.push_urgent(WorkItem {
@@ -439,7 +438,7 @@ impl WebServer {
     /// `tcp`: a message of `slot`'s connection reached the client.
     fn tcp_client_recv(&mut self, g: &mut GuestCtx, slot: u32) {
         let now = g.now();
-        let data = self.data_pkts(g.mtu());
+        let data = self.data_pkts(g.mss());
         let r = *self.slots[slot as usize].as_ref().expect("live request");
         match r.phase {
             Phase::SynAck => {
@@ -527,7 +526,7 @@ impl Workload for WebServer {
             return;
         }
         self.held += 1;
-        let data = self.data_pkts(g.mtu()) as u64;
+        let data = self.data_pkts(g.mss()) as u64;
         let pkts = 3 + data.div_ceil(2) + data + 2;
         let cpu = g.pkt_cpu_ns(pkts);
         let work = self.request_work(g);
@@ -543,7 +542,7 @@ impl Workload for WebServer {
             return;
         }
         self.held -= 1;
-        let pkts = self.data_pkts(g.mtu()) + 2;
+        let pkts = self.data_pkts(g.mss()) + 2;
         g.net_send_packets(self.file_bytes, pkts, tag as u64);
     }
 
