@@ -248,7 +248,7 @@ def test_compare_two_versions(tmp_path):
         (["--targets", "101"], "expected a % of one PCPU in (0, 100]"),
         (["--targets", "5,5"], "distinct"),
         (["--targets", "2.5"], "cap"),
-        (["--xen-version", "9.9"], 'expected a Xen version from "3.0" to "4.22"'),
+        (["--xen-version", "9.9"], 'expected a Xen version from "3.0.3" to "4.22"'),
         (["--xen-version", "three"], "is not a Xen version"),
         (["--duration-s", "-1"], "expected a number > 0"),
         (["--jobs", "0"], "expected an integer >= 1"),
