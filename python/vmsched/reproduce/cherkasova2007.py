@@ -500,7 +500,7 @@ _DD_BOUND = (
 EXPLAIN_WORKLOADS = {
     "E001-2": (
         _WL_SOURCE + "Not reproduced, on dd alone. 11 of 15 series vary by 20 % or more: web "
-        "x1.56-5.84 and iperf x1.43-2.40 under every scheduler and mode (the per-alternation "
+        "x1.52-3.44 and iperf x1.43-3.16 under every scheduler and mode (the per-alternation "
         "costs make the weights bind, see cherkasova2007-web-1cpu), and dd under Credit NWC "
         "x1.21 (the guest's cap of 20 % at ratio 4 is just above its 19.5 % need, and "
         "Credit 3.0.3 enforces caps in whole 30-ms accounting periods). The four that fail are "
@@ -508,8 +508,11 @@ EXPLAIN_WORKLOADS = {
     ),
     "22a": (
         _WL_SOURCE + "Not reproduced. NWC is below WC on average for web (SEDF 0.69, Credit "
-        "0.55) and iperf (SEDF 0.70, Credit 0.61) and at every weight for web (at most 0.93) "
-        "and Credit iperf (at most 0.84), but SEDF iperf ties at ratio 2 (WC 177.9, NWC 178.3 "
+        "0.75) and iperf (SEDF 0.70, Credit 0.75) and at every weight for SEDF web (at most "
+        "0.93); Credit 3.0.3 NWC (caps rounded up to whole credits of 1 ms, a capped VCPU "
+        "parked below idle) is above WC at ratio 1 for web (723 against 644 req/s, 1.12) and "
+        "at ratios 2 and 4 for iperf (1.01, 1.26; 178 against 141 Mbit/s at 4), a cause not "
+        "yet measured; and SEDF iperf ties at ratio 2 (WC 177.9, NWC 178.3 "
         "Mbit/s) and dd ties everywhere. Measured cause of the SEDF iperf tie (a 10-s run at "
         "ratio 2, seed 1): in WC mode under 3.0.2's short-block rule Dom0, which short-blocks "
         "on every burst of packets, is owed its lost slice again and again and repays it in "
@@ -527,7 +530,7 @@ EXPLAIN_WORKLOADS = {
     ),
     "22b": (
         _WL_SOURCE + "Not reproduced, on dd alone. Web and iperf pass (best/worst WC scheduler "
-        "x1.16 and x1.19 on average: the schedulers differ in how often Dom0 and the guest "
+        "x1.15 and x1.19 on average: the schedulers differ in how often Dom0 and the guest "
         "alternate, and each alternation costs both CPU). dd fails (x1.01): " + _DD_BOUND
     ),
 }
