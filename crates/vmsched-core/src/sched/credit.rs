@@ -31,10 +31,11 @@
 //! is in `docs/schedulers/credit.md`. In short: before 4.0 a running VCPU is
 //! charged a whole 10 ms tick (100 credits) when it is found running at a tick
 //! and nothing otherwise; before 4.1 weight counts once per domain, not per
-//! active VCPU, a waking VCPU preempts whenever it has higher priority and
-//! every idle PCPU is tickled, and placement never moves a VCPU on a flat
-//! host; before 3.3 idle PCPUs reschedule every 30 ms and accounting runs
-//! from the master PCPU's tick.
+//! active VCPU, and placement never moves a VCPU on a flat host; before 4.3 a
+//! waking VCPU preempts whenever it has higher priority and idle PCPUs are
+//! tickled too; before 3.4 idle PCPUs reschedule every 30 ms and accounting
+//! runs from the master PCPU's tick; 3.0.3 (the initial merge) counts 1
+//! credit per ms and parks a capped VCPU below idle instead of pausing it.
 //!
 //! Deviations from Xen: no tasklets, no cpupools (one pool holds every PCPU),
 //! one NUMA node per socket, no `sched-gran` other than `cpu`; locks are not
