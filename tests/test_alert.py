@@ -119,7 +119,7 @@ def test_quick_run_default_version_is_the_papers_and_the_report_says_so(quick):
     ).all()
 
 
-@pytest.mark.parametrize("version", ["3.0", "4.22"])
+@pytest.mark.parametrize("version", ["3.0.3", "4.22"])
 def test_both_versions_run_and_the_report_names_the_version(tmp_path, version):
     r = run_alert(targets=[5, 50], duration_s=4, xen_version=version, jobs=1, progress=False)
     r.save(tmp_path)
@@ -222,16 +222,16 @@ def test_smp_variant(tmp_path):
 
 def test_compare_two_versions(tmp_path):
     c = compare(
-        ["credit@3.0", "credit@4.22"], targets=[5, 50], duration_s=4, jobs=2, progress=False
+        ["credit@3.0.3", "credit@4.22"], targets=[5, 50], duration_s=4, jobs=2, progress=False
     )
     c.save(tmp_path)
-    assert [r.xen_version for r in c.results] == ["3.0", "4.22"]
-    for sub in ("credit-3.0", "credit-4.22"):
+    assert [r.xen_version for r in c.results] == ["3.0.3", "4.22"]
+    for sub in ("credit-3.0.3", "credit-4.22"):
         assert (tmp_path / sub / "alert.csv").is_file()
     for png in alert.COMPARE_PLOT_FILES.values():
         assert (tmp_path / png).read_bytes()[:8] == PNG_MAGIC
     both = pd.read_csv(tmp_path / "targets.csv", dtype={"xen_version": str})
-    assert sorted(both["xen_version"].unique()) == ["3.0", "4.22"]
+    assert sorted(both["xen_version"].unique()) == ["3.0.3", "4.22"]
     # A compared run is the same as the run alone.
     alone = run_alert(targets=[5, 50], duration_s=4, xen_version="4.22", jobs=1, progress=False)
     pd.testing.assert_frame_equal(c.results[1].samples, alone.samples)
@@ -248,13 +248,13 @@ def test_compare_two_versions(tmp_path):
         (["--targets", "101"], "expected a % of one PCPU in (0, 100]"),
         (["--targets", "5,5"], "distinct"),
         (["--targets", "2.5"], "cap"),
-        (["--xen-version", "9.9"], 'expected a Xen version from "3.0" to "4.22"'),
+        (["--xen-version", "9.9"], 'expected a Xen version from "3.0.3" to "4.22"'),
         (["--xen-version", "three"], "is not a Xen version"),
         (["--duration-s", "-1"], "expected a number > 0"),
         (["--jobs", "0"], "expected an integer >= 1"),
         (["--smp", "--dom0-load", "hog"], "does not apply to the SMP variant"),
         (["--dom0-load", "idle", "--dom0-util-pct", "3"], "xenmon"),
-        (["--scheduler", "credit", "--compare", "credit@3.0,credit@4.22"], "both given"),
+        (["--scheduler", "credit", "--compare", "credit@3.0.3,credit@4.22"], "both given"),
         (["--compare", "credit"], "expected at least two"),
         (["--compare", "credit@4.22,credit@4.22"], "twice"),
     ],
@@ -420,7 +420,7 @@ def test_replications_interval_and_verdicts(tmp_path):
         assert row["replications"] == 3
         assert row["run_error_ci95_low"] <= row["run_error_pct"] <= row["run_error_ci95_high"]
     c = alert.compare(
-        ["credit@3.0", "sedf"], targets=[5, 50], duration_s=3, replications=2, progress=False
+        ["credit@3.0.3", "sedf"], targets=[5, 50], duration_s=3, replications=2, progress=False
     )
     c.save(tmp_path)
     report = (tmp_path / "report.md").read_text()

@@ -386,11 +386,11 @@ def test_port_drops_values_the_target_rejects():
     assert "domain[0].sched.period = 10000000 dropped: is missing; expected period" in notes[-6]
     # A variant's xen_version without tslice_ms and ratelimit_us (added in Xen 4.2).
     base = vmsched.load(Path(__file__).parents[1] / "scenarios" / "credit-three-vms.toml")
-    spec = parse_variant("credit:xen_version=3.0", [])
+    spec = parse_variant("credit:xen_version=3.0.3", [])
     sc, notes = port(base, spec)
-    assert sc.data["scheduler"] == {"name": "credit", "xen_version": "3.0"}
+    assert sc.data["scheduler"] == {"name": "credit", "xen_version": "3.0.3"}
     assert notes[0].startswith(
-        "scheduler.tslice_ms = 30 dropped: does not exist in Xen 3.0 (added in 4.2)"
+        "scheduler.tslice_ms = 30 dropped: does not exist in Xen 3.0.3 (added in 4.2)"
     )
     # A parameter both schedulers declare with different defaults is kept, with a warning.
     sc, notes = port(base, RunSpec("sedf", "sedf"))

@@ -26,7 +26,7 @@ const HOG: &str = "kind = \"cpu-hog\"";
 /// every modelled release; spreading comes from work stealing.
 #[test]
 fn c1_weighted_fair_share_spreads_by_stealing() {
-    for v in ["3.0", "3.4", "4.0", "4.12", "4.22"] {
+    for v in ["3.0.3", "3.0.4", "3.4", "4.0", "4.12", "4.22"] {
         let r = run(&scen(
             "pcpus = 2",
             &format!("xen_version = \"{v}\""),
@@ -284,7 +284,7 @@ fn c6_idle_pcpus_do_not_poll_but_did_before_3_3() {
     assert_eq!(sched_count("3.4"), 0);
     // One at boot (t = 0), then one at the end of every 30 ms slice of the
     // idle VCPU; the one due at 3000 ms coincides with the end of the run.
-    assert_eq!(sched_count("3.0"), 1 + 3000 / 30 - 1);
+    assert_eq!(sched_count("3.0.3"), 1 + 3000 / 30 - 1);
 }
 
 /// C8: only a PCPU whose best local candidate is OVER (or idle) steals. Two
@@ -329,7 +329,8 @@ fn c8_only_over_or_idle_pcpus_steal() {
 }
 
 /// C9: credit is clamped at −300 and a VCPU with more than +300 goes
-/// inactive with its credit halved (4.1+; zeroed before). Read from the
+/// inactive with its credit halved (4.1+; zeroed before). Before 3.0.4 a
+/// credit is a millisecond, not 100 µs, so the bounds are ±30. Read from the
 /// credit each VCPU had right after every accounting (Xen's `credit_last`).
 /// One PCPU: a hog of weight 1, which earns almost nothing while the other
 /// domain is active yet runs whenever that one is blocked (so it sinks to
@@ -337,7 +338,7 @@ fn c8_only_over_or_idle_pcpus_steal() {
 /// credit while blocked and goes inactive.
 #[test]
 fn c9_credit_bounds() {
-    for v in ["3.0", "4.22"] {
+    for (v, bound) in [("3.0.3", 30), ("3.0.4", 300), ("4.22", 300)] {
         let toml = scen(
             "pcpus = 1",
             &format!("xen_version = \"{v}\""),
@@ -358,17 +359,23 @@ fn c9_credit_bounds() {
             s.run_until(at_ms(30.0 * k as f64 + 0.000_001)).unwrap();
             let st = credit_state(&mut s);
             for (i, u) in st.iter().enumerate() {
-                clamped += usize::from(u.last == -300);
+                clamped += usize::from(u.last == -bound);
                 if u.active {
-                    assert!(u.last >= -300 && u.last <= 300, "xen {v}: vcpu {i} {u:?}");
+                    assert!(
+                        u.last >= -bound && u.last <= bound,
+                        "xen {v}: vcpu {i} {u:?}"
+                    );
                 } else if prev[i].active {
-                    // It had more than 300 (the feedback of a negative
-                    // credit balance can hand out more than 300 at once).
+                    // It had more than the bound (the feedback of a negative
+                    // credit balance can hand out more than it at once).
                     went_inactive += 1;
-                    if v == "3.0" {
-                        assert_eq!(u.last, 0, "xen 3.0 zeroes the credit: {u:?}");
+                    if v.starts_with("3.0") {
+                        assert_eq!(u.last, 0, "xen {v} zeroes the credit: {u:?}");
                     } else {
-                        assert!(u.last > 300 / 2 - 1, "halved from more than 300: {u:?}");
+                        assert!(
+                            u.last > bound / 2 - 1,
+                            "halved from more than {bound}: {u:?}"
+                        );
                     }
                 }
             }
@@ -376,7 +383,7 @@ fn c9_credit_bounds() {
         }
         assert!(
             clamped > 10,
-            "xen {v}: the −300 clamp engaged only {clamped} times"
+            "xen {v}: the −{bound} clamp engaged only {clamped} times"
         );
         assert!(
             went_inactive > 10,
@@ -584,14 +591,17 @@ fn b1_ratelimit_measured_from_switch_in() {
 
 /// Before 4.1 a domain's weight counts once however many VCPUs it has
 /// active; from 4.1 it counts per active VCPU. One PCPU, a two-VCPU hog
-/// domain and a one-VCPU hog domain of equal weight.
+/// domain and a one-VCPU hog domain of equal weight. (Run at 3.0.4: 3.0.3's
+/// scale of 1 credit per ms rounds each of the two VCPUs' half of 15 up to
+/// 8, so 31 credits are handed out per 30 ms and the two-VCPU domain gets
+/// about 56 %.)
 #[test]
 fn version_weight_per_domain_before_4_1() {
     let doms = [("a", "vcpus = 2", HOG), ("b", "", HOG)];
-    let old = run(&scen("pcpus = 1", "xen_version = \"3.0\"", 20.0, &doms));
+    let old = run(&scen("pcpus = 1", "xen_version = \"3.0.4\"", 20.0, &doms));
     assert!(
         (cpu_pct(&old, "a") - 50.0).abs() < 1.5,
-        "3.0: a {:.2}",
+        "3.0.4: a {:.2}",
         cpu_pct(&old, "a")
     );
     let new = run(&scen("pcpus = 1", "", 20.0, &doms));
@@ -602,10 +612,11 @@ fn version_weight_per_domain_before_4_1() {
     );
 }
 
-/// Before 4.1 a waking VCPU with higher priority preempts the VCPU running
-/// on its PCPU even when another PCPU is idle, and every idle PCPU is
-/// tickled too (which then steals the preempted VCPU). From 4.1 the waker is
-/// sent to the idle PCPU instead. Two PCPUs: a hog and a guest that first
+/// Before 4.3 a waking VCPU with higher priority preempts the VCPU running
+/// on its PCPU even when another PCPU is idle, and idle PCPUs are tickled
+/// too (every one before 4.1, one from 4.1), which then steal the preempted
+/// VCPU (RELEASE-4.2.0's `__runq_tickle` still does this). From 4.3 the
+/// waker is sent to the idle PCPU instead. Two PCPUs: a hog and a guest that first
 /// wakes at 35 ms (when the hog is UNDER) on the hog's PCPU. The setup needs
 /// the two on one PCPU from creation, in every release. Before 4.8 a new
 /// domain's VCPU goes to the least-populated PCPU, so an idle two-VCPU domain
@@ -648,11 +659,14 @@ fn version_old_tickle_preempts_despite_idle_pcpus() {
             h["migrations"].as_u64().unwrap(),
         )
     };
-    // 4.1+: the waker goes to the idle PCPU; the hog is never disturbed.
+    // 4.3+: the waker goes to the idle PCPU; the hog is never disturbed.
     assert_eq!(hog("4.22"), (1, 0));
-    assert_eq!(hog("4.1"), (1, 0));
-    // 4.0: the waker preempts the hog at 35 ms and the idle PCPU, tickled
-    // as well, steals the hog; from then on they run on different PCPUs.
+    assert_eq!(hog("4.3"), (1, 0));
+    // 4.0 – 4.2: the waker preempts the hog at 35 ms and the idle PCPU,
+    // tickled as well, steals the hog; from then on they run on different
+    // PCPUs (4.1 and 4.2 tickle one idler, which is the only one here).
+    assert_eq!(hog("4.2"), (2, 1));
+    assert_eq!(hog("4.1"), (2, 1));
     assert_eq!(hog("4.0"), (2, 1));
     // The waker is UNDER like the hog: it preempts by its BOOST (from 3.0.4).
     assert_eq!(hog("3.0.4"), (2, 1));
@@ -661,9 +675,10 @@ fn version_old_tickle_preempts_despite_idle_pcpus() {
 /// BOOST dates from 3.0.4 (commit 59f9d8ef44, 27 Oct 2006; 3.0.3 was branched
 /// on 15 Oct 2006): in 3.0.3 `csched_vcpu_wake` only queues the waker and
 /// tickles its PCPU, which preempts only a VCPU of strictly lower priority.
-/// One PCPU: a hog, UNDER after the first accounting (the only active
-/// domain, it gets every credit), and a guest that wakes 15 ms into every
-/// 20 ms for 200 µs, first at 35 ms. In 3.0.4 the waker, UNDER, is boosted and runs at once; in 3.0.3
+/// One PCPU: a hog of weight 65535, UNDER after the first accounting (it
+/// gets every credit but one per period: in 3.0.3 a new VCPU is active from
+/// creation, so the guest shares the first accounting), and a guest of
+/// weight 1 that wakes 15 ms into every 20 ms for 200 µs, first at 35 ms. In 3.0.4 the waker, UNDER, is boosted and runs at once; in 3.0.3
 /// it waits, UNDER behind the UNDER hog, until the hog's 30 ms slice ends at
 /// 60 ms.
 #[test]
@@ -673,7 +688,10 @@ fn version_waker_is_boosted_from_3_0_4_only() {
             "pcpus = 1",
             &format!("xen_version = \"{v}\""),
             0.2,
-            &[("w", "", "kind = \"idle\""), ("hog", "", HOG)],
+            &[
+                ("w", "weight = 1", "kind = \"idle\""),
+                ("hog", "weight = 65535", HOG),
+            ],
         );
         let mut s = Simulation::new_with_workloads(&scenario(&toml), |i, _| {
             (i == 0).then(|| {
@@ -711,7 +729,7 @@ fn version_waker_is_boosted_from_3_0_4_only() {
 }
 
 /// Before 3.0.4 (commit c62ecba43f, 1 Nov 2006, after the 3.0.3 branch) a
-/// capped VCPU is parked at every accounting that finds its credit negative,
+/// capped VCPU is parked (by priority, below idle) at every accounting that finds its credit negative,
 /// i.e. once it has run its fair share, even when that share is below its
 /// cap; from 3.0.4 only once it has overrun its cap (credit below −cap share).
 /// One PCPU: a hog capped at 50 % with weight 256 beside an uncapped hog of
@@ -733,10 +751,13 @@ fn version_capped_vcpu_parked_at_negative_credit_before_3_0_4() {
         for k in 1..190 {
             s.run_until(at_ms(30.0 * k as f64 + 0.000_001)).unwrap();
             let c = &credit_state(&mut s)[0];
+            // Parked: paused (3.0.4 on) or, in 3.0.3, the PARKED priority
+            // below idle without a pause.
+            let parked = c.parked || c.pri == "PARKED";
             if !was_parked && c.last < 0 {
-                out.push((c.last, c.parked));
+                out.push((c.last, parked));
             }
-            was_parked = c.parked;
+            was_parked = parked;
         }
         out
     };
@@ -750,4 +771,162 @@ fn version_capped_vcpu_parked_at_negative_credit_before_3_0_4() {
     let within: Vec<_> = new.iter().filter(|&&(c, _)| c >= -150).collect();
     assert!(!within.is_empty(), "3.0.4: {new:?}");
     assert!(within.iter().all(|&&(_, p)| !p), "3.0.4: {new:?}");
+}
+
+/// Xen 3.0.3 shipped the initial merge's Credit (tag `3.0.3-branched`):
+/// 1 credit per millisecond (10 per tick, 30 per PCPU per period, bounds
+/// ±30), and a capped VCPU with negative credit at accounting gets the
+/// PARKED priority, below the idle VCPU, instead of being paused. 3.0.4
+/// scaled credit by 10 (`CSCHED_CREDITS_PER_TICK` 100) and parks by pause
+/// below −cap credit. A capped hog alone on one PCPU with cap 1: 3.0.3
+/// earns ⌈1 × 30 / 100⌉ = 1 credit per 30 ms, so after each 30 ms slice
+/// (−30, the floor) it waits 30 periods: 30 ms in about 930 ms, 3.2 %;
+/// 3.0.4 earns ⌈1 × 300 / 100⌉ = 3 of 300, 1 %. While parked, 3.0.3 keeps
+/// the VCPU runnable (queued behind idle, PCPU idle), 3.0.4 pauses it.
+#[test]
+fn version_3_0_3_parks_below_idle_at_one_credit_per_ms() {
+    let capped = |v: &str| {
+        scen(
+            "pcpus = 1",
+            &format!("xen_version = \"{v}\""),
+            20.0,
+            &[("c", "cap = 1", HOG)],
+        )
+    };
+    let old = cpu_pct(&run(&capped("3.0.3")), "c");
+    let new = cpu_pct(&run(&capped("3.0.4")), "c");
+    assert!((old - 3.2).abs() < 0.4, "3.0.3: cap 1 gives {old:.2}%");
+    assert!((new - 1.0).abs() < 0.3, "3.0.4: cap 1 gives {new:.2}%");
+    // Half-way through a parked stretch: what state is the VCPU in?
+    let parked_state = |v: &str| {
+        let mut s = sim(&capped(v));
+        let mut seen = None;
+        for k in 1..400 {
+            s.run_until(at_ms(10.0 * k as f64 + 5.0)).unwrap();
+            let st = credit_state(&mut s);
+            if running(&s)[0].is_none() {
+                seen = Some((st[0].pri.clone(), st[0].parked, s.vcpus()[0].state));
+                break;
+            }
+        }
+        seen.expect("the capped hog is off the PCPU at some point")
+    };
+    let (pri, parked, state) = parked_state("3.0.3");
+    assert_eq!(pri, "PARKED", "3.0.3: below idle");
+    assert!(!parked, "3.0.3 does not pause");
+    assert_eq!(state, RunState::Runnable, "3.0.3: queued behind idle");
+    let (pri, parked, state) = parked_state("3.0.4");
+    assert_eq!(pri, "OVER");
+    assert!(parked, "3.0.4 parks by pause");
+    assert_eq!(state, RunState::Offline, "3.0.4: paused");
+}
+
+/// Credit came with Xen 3.0.3 (merged after 3.0.2 was released): an older
+/// `xen_version` is rejected before simulating.
+#[test]
+fn version_before_3_0_3_is_rejected() {
+    for v in ["3.0", "3.0.2", "2.0"] {
+        let e = rejected(&scen(
+            "pcpus = 1",
+            &format!("xen_version = \"{v}\""),
+            1.0,
+            &[("a", "", HOG)],
+        ));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("xen_version") && msg.contains("3.0.3"),
+            "{v}: {msg}"
+        );
+    }
+    run(&scen(
+        "pcpus = 1",
+        "xen_version = \"3.0.3\"",
+        0.1,
+        &[("a", "", HOG)],
+    ));
+}
+
+/// 4.3 – 4.6: a waker with no idle PCPU in its affinity that preempts the
+/// running VCPU while another PCPU is idle also kicks that VCPU away (sets
+/// its migrating flag), and once switched out `csched_cpu_pick` moves it to
+/// the idle PCPU. Commit f02a5760c7 (4.7) kicks only when the running VCPU
+/// may run on one of the waker's idlers, which never holds there (Q2), so
+/// from 4.7 the preempted VCPU stays queued behind the waker. Two PCPUs: a
+/// guest pinned to PCPU 1 that wakes 15 ms into every 20 ms for 200 µs,
+/// and a hog that may run anywhere, created on PCPU 1 (the idle two-VCPU
+/// domain pinned to PCPU 0 makes PCPU 1 the least populated).
+#[test]
+fn version_waker_kicks_the_preempted_vcpu_away_in_4_3_to_4_6() {
+    let hog = |v: &str| {
+        let toml = scen(
+            "pcpus = 2",
+            &format!("xen_version = \"{v}\""),
+            0.5,
+            &[
+                ("pad", "vcpus = 2\naffinity = [0]", "kind = \"idle\""),
+                ("w", "affinity = [1]", "kind = \"idle\""),
+                ("hog", "", HOG),
+            ],
+        );
+        let mut s = Simulation::new_with_workloads(&scenario(&toml), |i, _| {
+            (i == 1).then(|| {
+                Box::new(TickEvader {
+                    warm_ns: 0,
+                    period_ns: ms(20),
+                    offset_ns: ms(15),
+                    busy_ns: us(200),
+                }) as Box<dyn vmsched_core::workload::Workload>
+            })
+        })
+        .unwrap();
+        let (w, hog) = (2usize, 3usize);
+        assert_eq!(s.vcpus()[w].processor.0, 1, "xen {v}");
+        assert_eq!(s.vcpus()[hog].processor.0, 1, "xen {v}");
+        s.run().unwrap();
+        let r = s.summary(0.0);
+        let h = vcpu0(&r, "hog");
+        (
+            h["context_switches"].as_u64().unwrap(),
+            h["migrations"].as_u64().unwrap(),
+        )
+    };
+    // Kicked at the first wake (35 ms) to the idle PCPU 0, where it stays.
+    for v in ["4.3", "4.4", "4.5", "4.6"] {
+        assert_eq!(hog(v), (2, 1), "xen {v}");
+    }
+    // 4.7 (and the old tickle of 4.2, which tickles no idler outside the
+    // waker's affinity): preempted at each of the 24 wakes (35, 55, ...,
+    // 495 ms), never moved.
+    for v in ["4.2", "4.7"] {
+        assert_eq!(hog(v), (25, 0), "xen {v}");
+    }
+}
+
+/// The wake that ends a migration is boosted in 4.1 – 4.6 and not from 4.7
+/// (commit 66c7449a4d, 29 Feb 2016: `csched_cpu_pick` sets the MIGRATING
+/// flag and the wake that follows does not boost). Two PCPUs, one hog
+/// pinned to PCPU 0, UNDER (it is alone); at 1 s `xl vcpu-pin` moves it to
+/// PCPU 1, which migrates it and wakes it there.
+#[test]
+fn version_migration_wake_boosted_before_4_7() {
+    let boosts_at_pin = |v: &str| {
+        let toml = scen(
+            "pcpus = 2",
+            &format!("xen_version = \"{v}\""),
+            2.0,
+            &[("h", "affinity = [0]", HOG)],
+        ) + "[[action]]\nat_s = 1.0\ndomain = \"h\"\naffinity = [1]\n";
+        let mut s = sim(&toml);
+        s.run_until(at_ms(900.0)).unwrap();
+        let before = sim_counter(&s, "boosts");
+        s.run().unwrap();
+        assert_eq!(s.vcpus()[0].processor.0, 1, "xen {v}: moved");
+        sim_counter(&s, "boosts") - before
+    };
+    for v in ["4.4", "4.5", "4.6"] {
+        assert_eq!(boosts_at_pin(v), 1, "xen {v}");
+    }
+    for v in ["4.7", "4.22"] {
+        assert_eq!(boosts_at_pin(v), 0, "xen {v}");
+    }
 }

@@ -23,7 +23,7 @@ correction. Any scheduler that declares one runs here, a user's included.
     r = run_alert("credit", quick=True)          # AlertResult
     r.targets                                    # per-target statistics (DataFrame)
     r.save("results/alert")                      # CSVs, summary.json, report.md, plots
-    compare(["credit@3.0", "credit@4.22"], quick=True).save("results/alert-cmp")
+    compare(["credit@3.0.3", "credit@4.22"], quick=True).save("results/alert-cmp")
 
 The command line is `vmsched alert` (see docs/alert.md).
 

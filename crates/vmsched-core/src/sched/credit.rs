@@ -31,10 +31,11 @@
 //! is in `docs/schedulers/credit.md`. In short: before 4.0 a running VCPU is
 //! charged a whole 10 ms tick (100 credits) when it is found running at a tick
 //! and nothing otherwise; before 4.1 weight counts once per domain, not per
-//! active VCPU, a waking VCPU preempts whenever it has higher priority and
-//! every idle PCPU is tickled, and placement never moves a VCPU on a flat
-//! host; before 3.3 idle PCPUs reschedule every 30 ms and accounting runs
-//! from the master PCPU's tick.
+//! active VCPU, and placement never moves a VCPU on a flat host; before 4.3 a
+//! waking VCPU preempts whenever it has higher priority and idle PCPUs are
+//! tickled too; before 3.4 idle PCPUs reschedule every 30 ms and accounting
+//! runs from the master PCPU's tick; 3.0.3 (the initial merge) counts 1
+//! credit per ms and parks a capped VCPU below idle instead of pausing it.
 //!
 //! Deviations from Xen: no tasklets, no cpupools (one pool holds every PCPU),
 //! one NUMA node per socket, no `sched-gran` other than `cpu`; locks are not
@@ -82,9 +83,17 @@ const PRI_UNDER: i8 = -1;
 const PRI_OVER: i8 = -2;
 /// Priority of the idle VCPU.
 const PRI_IDLE: i8 = -64;
+/// Before 3.0.4: priority of a capped VCPU with negative credit, below the
+/// idle VCPU, so it does not run until an accounting leaves it in credit
+/// (`CSCHED_PRI_TS_PARKED` of the initial merge, as 3.0.3 shipped it).
+const PRI_PARKED: i8 = -65;
 
-/// Credits earned per millisecond of entitlement (1 credit = 100 µs).
+/// Credits earned per millisecond of entitlement (1 credit = 100 µs), from
+/// 3.0.4 (`CSCHED_CREDITS_PER_TICK` 100 per 10 ms tick).
 const CREDITS_PER_MSEC: i64 = 10;
+/// Before 3.0.4: 1 credit per millisecond (3.0.3's `CSCHED_TICK` 10 credits
+/// per tick, `CSCHED_ACCT_PERIOD` 30 per PCPU per period, bounds ±30).
+const CREDITS_PER_MSEC_3_0_3: i64 = 1;
 /// Ticks per time slice (1 if the slice is shorter than 3 ms).
 const TICKS_PER_TSLICE: u64 = 3;
 /// `CSCHED_MIN_TIMER`: meant as 100 µs, used as 100 ns (quirk Q1).
@@ -94,6 +103,9 @@ pub const DEFAULT_WEIGHT: i64 = 256;
 
 /// The current Xen release, the default behaviour.
 const CURRENT: Version = Version::new(4, 22);
+/// The first release with Credit: 3.0.3 (merged into xen-unstable in May
+/// 2006, after 3.0.2 was released; 3.0.0 – 3.0.2 had BVT and SEDF only).
+const FIRST: Version = Version::with_patch(3, 0, 3);
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -164,12 +176,12 @@ const PARAMS: &[ParamSpec] = &[
         name: "xen_version",
         unit: "",
         kind: ParamKind::Version {
-            min: Version::new(3, 0),
+            min: FIRST,
             max: CURRENT,
         },
         default: Default::Str("4.22"),
         scope: ParamScope::Global,
-        doc: "Xen release whose Credit behaviour to reproduce (e.g. \"3.0\" for tick-sampled debiting); see docs/schedulers/credit.md.",
+        doc: "Xen release whose Credit behaviour to reproduce, from \"3.0.3\" (the first with Credit); see docs/schedulers/credit.md.",
     },
 ];
 
@@ -198,7 +210,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
 )
 .with_allocation(Allocation {
     rule: "cap = A (xl sched-credit -c A)",
-    since: "3.0",
+    since: "3.0.3",
     domain: &[AllocParam {
         name: "cap",
         unit: "%",
@@ -269,12 +281,15 @@ struct Behaviour {
     /// charged at a context switch (B; commit 78c9b2a64b "Accurate accounting
     /// for credit scheduler" introduced time-based burning for 4.0).
     sampled_debit: bool,
-    /// Before 3.3 (approximate; B has it, C has separate timers): accounting runs
-    /// inside the master PCPU's tick, after that tick's debit, and every
-    /// PCPU's tick runs even while it is idle (the generic 10 ms scheduler tick).
+    /// Before 3.4 (3.3.0-branched still calls `csched_acct` from the master's
+    /// tick; 3.4.0-rc1 has the `master_ticker` timer): accounting runs inside
+    /// the master PCPU's tick, after that tick's debit, and every PCPU's tick
+    /// runs even while it is idle (the generic 10 ms scheduler tick in 3.0,
+    /// Credit's own per-PCPU ticker from 3.1, re-armed whatever runs).
     tick_driven_accounting: bool,
-    /// Before 3.3 (approximate; B returns a 30 ms slice for the idle VCPU, C returns
-    /// -1): an idle PCPU reschedules every slice, so it polls for work to steal.
+    /// Before 3.4 (3.3.0-branched returns a 30 ms slice for the idle VCPU,
+    /// 3.4.0-rc1 returns −1): an idle PCPU reschedules every slice, so it
+    /// polls for work to steal.
     idle_polls: bool,
     /// Before 4.1 (approximate; B and C add a domain's weight once, D "Make weight
     /// per-vcpu"): shares are weight per domain, not weight × active VCPUs.
@@ -282,10 +297,22 @@ struct Behaviour {
     /// Before 4.1 (approximate; B and C zero the credit, D halves it): the credit of
     /// a VCPU that goes inactive.
     inactive_resets_credit: bool,
-    /// Before 4.1 (approximate; B and C): a waking VCPU preempts its PCPU whenever
-    /// it has strictly higher priority, and every idle PCPU in its affinity is
-    /// tickled too; `tickle_one_idle_cpu` does not exist.
+    /// Before 4.3 (`__runq_tickle` of RELEASE-4.2.0 still has it, 4.3.0 has
+    /// the idle-first rule): a waking VCPU preempts its PCPU whenever it has
+    /// strictly higher priority, and, when its PCPU runs a VCPU, idle PCPUs in
+    /// its affinity are tickled too: all of them before 4.1, from 4.1 one
+    /// (or all with `tickle_one_idle_cpu` off).
     old_tickle: bool,
+    /// From 4.1 (RELEASE-4.1.0 has `opt_tickle_one_idle`): the boot option
+    /// `tickle_one_idle_cpu` exists.
+    tickle_one_option: bool,
+    /// 4.3 – 4.6 (RELEASE-4.3.0 to 4.6.x; commit f02a5760c7, 2 Nov 2015, in
+    /// 4.7, kicks only if cur could run on one of the idlers, which never
+    /// holds there: quirk Q2): a waker that finds no idle PCPU in its
+    /// affinity while some are idle and preempts the running VCPU also sets
+    /// that VCPU's migrating flag, so once switched out it is moved by
+    /// `csched_cpu_pick`, to an idle PCPU if its affinity has one.
+    kick_away: bool,
     /// Before 4.7 (commit 47d5292995 "consider tickled pCPUs as busy"): a tickled
     /// idle PCPU stays in the idlers mask until it reschedules.
     tickled_stay_idle: bool,
@@ -299,9 +326,18 @@ struct Behaviour {
     yield_flag: bool,
     /// From 4.5 (soft affinity was added to Credit in 4.5): soft affinity is honoured.
     soft_affinity: bool,
-    /// Before 4.1 (approximate; B and C walk the busy PCPUs from their neighbour,
-    /// R from `balance_bias`): work stealing order.
+    /// Before 4.3 (RELEASE-4.2.0 walks the busy PCPUs from the stealer's
+    /// neighbour; 4.3.0 walks them node by node): work stealing order.
     steal_from_neighbour: bool,
+    /// From 4.9 (commit 89216c7999, 7 Apr 2017, "treat pCPUs more evenly
+    /// during balancing"): within a node the walk starts at the node's
+    /// `balance_bias`, the peer last stolen from; 4.3 – 4.8 start at the
+    /// node's first busy PCPU every time.
+    balance_bias: bool,
+    /// From 4.7 (commit 66c7449a4d, 29 Feb 2016, "avoid boosting vCPUs being
+    /// just migrated"): `csched_cpu_pick` sets the MIGRATING flag and the
+    /// wake that follows a migration is not boosted. 4.1 – 4.6 boost it.
+    migrating_flag: bool,
     /// From 4.2: `ratelimit_us` and `tslice_ms` exist.
     ratelimit: bool,
     /// From 4.8 (commit 0053127890): the ratelimit returns the remaining time
@@ -323,11 +359,24 @@ struct Behaviour {
     /// (tag `3.0.3-branched`) without it: its `csched_vcpu_wake` only queues
     /// and tickles, so a waker preempts only a VCPU of lower priority.
     boost: bool,
-    /// Before 3.0.4 (commit c62ecba43f, 1 Nov 2006, after the 3.0.3 branch): a
-    /// capped VCPU is parked whenever its credit is negative at accounting,
-    /// that is once it has run its fair share even when that share is below
-    /// its cap; from then on only once it has overrun its cap.
-    park_on_negative_credit: bool,
+    /// Before 3.0.4 (the initial merge, as the `3.0.3-branched` tag has it;
+    /// 3.0.4 scaled it by 10 with `CSCHED_CREDITS_PER_TICK`): 1 credit per
+    /// millisecond, so a tick debits 10, a PCPU adds 30 per period and the
+    /// bounds are ±30; caps and fair shares are rounded up on that scale.
+    credits_per_ms_3_0_3: bool,
+    /// Before 3.0.4 (3.0.3's `csched_acct`; 3.0.4 pauses instead): a capped
+    /// VCPU whose credit is negative at accounting gets the PARKED priority,
+    /// below the idle VCPU, and is not paused; it stays queued behind idle
+    /// (a running one finishes its slice first) until an accounting leaves
+    /// it in credit. The cap is not split per VCPU.
+    park_by_priority: bool,
+    /// Before 3.0.4 (3.0.3's `csched_vcpu_init` calls `csched_vcpu_acct(svc,
+    /// 0)`; 3.0.4's `csched_vcpu_init` does not): a new VCPU is active from
+    /// creation, so the first accounting already gives it credit.
+    active_at_creation: bool,
+    /// From 3.0.4 (3.0.3 has no `csched_cpu_pick` and no `pick_cpu` hook): a
+    /// VCPU found running at a tick may be pushed to a better PCPU.
+    tick_push: bool,
 }
 
 impl Behaviour {
@@ -335,23 +384,30 @@ impl Behaviour {
         let before = |major, minor| v < Version::new(major, minor);
         Behaviour {
             sampled_debit: before(4, 0),
-            tick_driven_accounting: before(3, 3),
-            idle_polls: before(3, 3),
+            tick_driven_accounting: before(3, 4),
+            idle_polls: before(3, 4),
             per_domain_weight: before(4, 1),
             inactive_resets_credit: before(4, 1),
-            old_tickle: before(4, 1),
+            old_tickle: before(4, 3),
+            tickle_one_option: !before(4, 1),
+            kick_away: !before(4, 3) && before(4, 7),
             tickled_stay_idle: before(4, 7),
             old_pick: before(4, 1),
             yield_flag: !before(4, 1),
             soft_affinity: !before(4, 5),
-            steal_from_neighbour: before(4, 1),
+            steal_from_neighbour: before(4, 3),
+            balance_bias: !before(4, 9),
+            migrating_flag: !before(4, 7),
             ratelimit: !before(4, 2),
             ratelimit_remaining: !before(4, 8),
             yield_bypasses_ratelimit: !before(4, 18),
             lb_ratelimit: !before(4, 18),
             unpark_boost_bug: !before(4, 1) && before(4, 13),
             boost: v >= Version::with_patch(3, 0, 4),
-            park_on_negative_credit: v < Version::with_patch(3, 0, 4),
+            credits_per_ms_3_0_3: v < Version::with_patch(3, 0, 4),
+            park_by_priority: v < Version::with_patch(3, 0, 4),
+            active_at_creation: v < Version::with_patch(3, 0, 4),
+            tick_push: v >= Version::with_patch(3, 0, 4),
         }
     }
 }
@@ -420,6 +476,8 @@ pub struct Credit {
     tslice_ns: u64,
     tick_period_ns: u64,
     credits_per_tslice: i32,
+    /// Credits per millisecond (10; 1 before 3.0.4).
+    credits_per_msec: i64,
     ratelimit_ns: u64,
     lb_ratelimit_ns: u64,
     migration_delay_ns: u64,
@@ -479,6 +537,7 @@ impl Credit {
             tslice_ns: 0,
             tick_period_ns: 0,
             credits_per_tslice: 0,
+            credits_per_msec: CREDITS_PER_MSEC,
             ratelimit_ns: 0,
             lb_ratelimit_ns: 0,
             migration_delay_ns: 0,
@@ -528,7 +587,12 @@ impl Credit {
         self.tslice_ns = tslice_ms * NS_PER_MS;
         // Xen keeps the tick period in whole microseconds.
         self.tick_period_ns = (tslice_ms * 1000 / ticks) * NS_PER_US;
-        self.credits_per_tslice = (CREDITS_PER_MSEC as u64 * tslice_ms) as i32;
+        self.credits_per_msec = if b.credits_per_ms_3_0_3 {
+            CREDITS_PER_MSEC_3_0_3
+        } else {
+            CREDITS_PER_MSEC
+        };
+        self.credits_per_tslice = (self.credits_per_msec as u64 * tslice_ms) as i32;
         self.ratelimit_ns = if b.ratelimit {
             (p.int("ratelimit_us") as u64 * NS_PER_US).min(self.tslice_ns)
         } else {
@@ -541,7 +605,7 @@ impl Credit {
         };
         self.migration_delay_ns = p.int("vcpu_migration_delay_us") as u64 * NS_PER_US;
         // Before 4.1 every idle PCPU in the waker's affinity is tickled.
-        self.tickle_one_idle = !b.old_tickle && p.bool("tickle_one_idle_cpu");
+        self.tickle_one_idle = b.tickle_one_option && p.bool("tickle_one_idle_cpu");
         self.smt_power_savings = p.bool("smt_power_savings");
         self.credit = i64::from(self.credits_per_tslice) * self.pcpus.len() as i64;
     }
@@ -690,11 +754,12 @@ impl Credit {
         if delta <= 0 {
             return;
         }
-        let val = delta as u64 * CREDITS_PER_MSEC as u64 + u.residual;
+        let per_ms = self.credits_per_msec as u64;
+        let val = delta as u64 * per_ms + u.residual;
         let credits = val / NS_PER_MS;
         u.residual = val % NS_PER_MS;
         u.credit -= credits as i32;
-        u.start_time += (credits * NS_PER_MS / CREDITS_PER_MSEC as u64) as i64;
+        u.start_time += (credits * NS_PER_MS / per_ms) as i64;
     }
 
     /// Put domain `d` at the head of the active-domain list (Xen's `list_add`).
@@ -1020,7 +1085,19 @@ impl Credit {
                 mask.set(cpu);
             }
             if cur_pri > PRI_IDLE && !idle.is_empty() {
-                mask = mask.or(&idle).and(ctx.hard_affinity(new));
+                let cand = idle.and(ctx.hard_affinity(new));
+                if self.tickle_one_idle {
+                    // 4.1 – 4.2: one idler, cycled from this PCPU's last.
+                    if !cand.is_empty() {
+                        let me = ctx.local().unwrap_or(cpu);
+                        let last = &mut self.pcpus[me.idx()].last_tickle;
+                        *last = cand.cycle(*last).unwrap();
+                        mask.set(*last);
+                    }
+                } else {
+                    mask = mask.or(&cand);
+                }
+                mask = mask.and(ctx.hard_affinity(new));
             }
         } else if (Self::pinned(ctx, new) && idle.test(cpu))
             || cur_pri == PRI_IDLE
@@ -1039,9 +1116,16 @@ impl Credit {
                     continue;
                 }
                 if cand.is_empty() {
-                    // Xen means to push cur to an idler here, but its test
-                    // uses the waker's affinity, so it only preempts (Q2).
+                    // 4.3 – 4.6 push cur away to be re-placed once switched
+                    // out; from 4.7 Xen means to push it to an idler only if
+                    // it may run there, but its test uses the waker's
+                    // affinity, so it only preempts (Q2).
                     if new_pri > cur_pri {
+                        if self.b.kick_away {
+                            if let Some(c) = ctx.current(cpu) {
+                                ctx.migrate(c);
+                            }
+                        }
                         mask.set(cpu);
                     }
                 } else if self.tickle_one_idle {
@@ -1128,7 +1212,7 @@ impl Credit {
 
     /// `csched_load_balance`'s choice: the peer and the VCPU of strictly
     /// higher priority than `snext_pri` it would steal, if any, and the
-    /// balancing node whose `balance_bias` it sets (None before 4.1).
+    /// balancing node whose `balance_bias` it sets (None before 4.9).
     /// `workers` gives the peers to try (each node's in turn).
     fn balance_choice(
         &self,
@@ -1163,11 +1247,19 @@ impl Credit {
             loop {
                 let node_cpus = topo.socket_mask(PcpuId(peer_node * per_node));
                 let in_node = node_cpus.and(workers);
-                if let Some(first) = in_node.cycle(self.balance_bias[peer_node as usize]) {
+                // 4.9+: from the node's balance bias; 4.3 – 4.8: from the
+                // node's first busy PCPU (`cpumask_first(&workers)`).
+                let start = if self.b.balance_bias {
+                    in_node.cycle(self.balance_bias[peer_node as usize])
+                } else {
+                    in_node.first()
+                };
+                if let Some(first) = start {
                     let mut peer = first;
                     loop {
                         if let Some(sv) = self.runq_steal_find(ctx, peer, cpu, snext_pri, step) {
-                            return Some((peer, sv, Some(peer_node as usize)));
+                            let bias = self.b.balance_bias.then_some(peer_node as usize);
+                            return Some((peer, sv, bias));
                         }
                         peer = in_node.cycle(peer).unwrap();
                         if peer == first {
@@ -1269,7 +1361,12 @@ impl Credit {
     /// was stolen.
     fn pick_next(&mut self, ctx: &mut SchedCtx, cpu: PcpuId) -> (Option<VcpuId>, bool) {
         let now = ctx.now();
-        let head = self.pcpus[cpu.idx()].runq.front().copied();
+        // A PARKED head (3.0.3) is queued behind the idle VCPU: idle is next.
+        let head = self.pcpus[cpu.idx()]
+            .runq
+            .front()
+            .copied()
+            .filter(|&v| self.u(v).pri > PRI_IDLE);
         let head_pri = head.map_or(PRI_IDLE, |v| self.u(v).pri);
         let lb_ok = match self.pcpus[cpu.idx()].last_load_balance {
             None => true,
@@ -1364,14 +1461,14 @@ impl Credit {
         }
         if self.b.sampled_debit {
             // Tick sampling: whoever runs at the tick pays for the whole tick.
-            let per_tick = CREDITS_PER_MSEC * (self.tick_period_ns / NS_PER_MS) as i64;
+            let per_tick = self.credits_per_msec * (self.tick_period_ns / NS_PER_MS) as i64;
             self.um(v).credit -= per_tick as i32;
         } else {
             self.burn_credits(v, ctx.now());
         }
         if !self.u(v).active {
             self.acct_start(v, ctx.domain_of(v));
-        } else {
+        } else if self.b.tick_push {
             let new = self.cpu_pick(ctx, v, false);
             if new != p {
                 self.stat_pushes += 1;
@@ -1447,14 +1544,20 @@ impl Credit {
             for &v in &units {
                 self.um(v).credit += fair_per_unit as i32;
                 let mut c = i64::from(self.u(v).credit);
-                if c < 0 {
+                if c < 0 && self.b.park_by_priority {
+                    // 3.0.3: PARKED below idle for a capped domain, no pause.
+                    let pri = if cap != 0 { PRI_PARKED } else { PRI_OVER };
+                    if pri == PRI_PARKED && self.u(v).pri != PRI_PARKED {
+                        self.stat_parks += 1;
+                    }
+                    self.set_queued_pri(ctx, v, pri);
+                    if c < -cpt {
+                        c = -cpt;
+                        self.um(v).credit = c as i32;
+                    }
+                } else if c < 0 {
                     self.set_queued_pri(ctx, v, PRI_OVER);
-                    let park_below = if self.b.park_on_negative_credit {
-                        0
-                    } else {
-                        cap_per_unit
-                    };
-                    if cap != 0 && c < -park_below && !self.u(v).parked {
+                    if cap != 0 && c < -cap_per_unit && !self.u(v).parked {
                         self.um(v).parked = true;
                         self.stat_parks += 1;
                         ctx.pause(v);
@@ -1601,6 +1704,10 @@ impl Scheduler for Credit {
             self.pick_cpu(ctx, v)
         };
         ctx.set_processor(v, p);
+        if self.b.active_at_creation {
+            // 3.0.3's `csched_vcpu_init` puts the new VCPU on the active list.
+            self.acct_start(v, ctx.domain_of(v));
+        }
     }
 
     fn remove_vcpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) {
@@ -1658,7 +1765,7 @@ impl Scheduler for Credit {
 
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
         let p = self.cpu_pick(ctx, v, true);
-        if !self.b.old_pick {
+        if self.b.migrating_flag {
             self.um(v).migrating = true;
         }
         p
@@ -1695,7 +1802,7 @@ impl Scheduler for Credit {
     }
 
     /// One header line, one line per PCPU, then one line per VCPU:
-    /// `vcpu <id>: pri=<BOOST|UNDER|OVER> credit=<n> last=<credit after the
+    /// `vcpu <id>: pri=<BOOST|UNDER|OVER|PARKED> credit=<n> last=<credit after the
     /// last accounting> active=<0|1> parked=<0|1> yield=<0|1>`.
     fn dump(&self, ctx: &SchedCtx) -> String {
         use std::fmt::Write;
@@ -1704,6 +1811,7 @@ impl Scheduler for Credit {
             PRI_BOOST => "BOOST",
             PRI_UNDER => "UNDER",
             PRI_OVER => "OVER",
+            PRI_PARKED => "PARKED",
             _ => "IDLE",
         };
         let _ = writeln!(
@@ -1745,6 +1853,7 @@ impl Scheduler for Credit {
             PRI_BOOST => "BOOST",
             PRI_UNDER => "UNDER",
             PRI_OVER => "OVER",
+            PRI_PARKED => "PARKED",
             _ => "IDLE",
         };
         let rec = SchedState::record;
@@ -1778,15 +1887,28 @@ mod tests {
 
     #[test]
     fn behaviour_boundaries() {
-        let b30 = Behaviour::of(Version::new(3, 0));
+        let b30 = Behaviour::of(FIRST);
         assert!(b30.sampled_debit && b30.idle_polls && b30.tick_driven_accounting);
         assert!(b30.per_domain_weight && b30.old_tickle && b30.old_pick && !b30.yield_flag);
         assert!(!b30.ratelimit && !b30.unpark_boost_bug);
         assert!(!Behaviour::of(Version::with_patch(3, 0, 3)).boost);
-        assert!(Behaviour::of(Version::with_patch(3, 0, 4)).boost);
+        assert!(b30.credits_per_ms_3_0_3 && b30.park_by_priority && b30.active_at_creation);
+        assert!(!b30.tick_push);
+        let b304 = Behaviour::of(Version::with_patch(3, 0, 4));
+        assert!(b304.boost && b304.tick_push && !b304.park_by_priority);
+        assert!(!b304.credits_per_ms_3_0_3 && !b304.active_at_creation);
         assert!(Behaviour::of(Version::new(3, 1)).boost);
-        assert!(Behaviour::of(Version::with_patch(3, 0, 3)).park_on_negative_credit);
-        assert!(!Behaviour::of(Version::with_patch(3, 0, 4)).park_on_negative_credit);
+        let b33 = Behaviour::of(Version::new(3, 3));
+        assert!(b33.idle_polls && b33.tick_driven_accounting);
+        let b42 = Behaviour::of(Version::new(4, 2));
+        assert!(b42.old_tickle && b42.tickle_one_option && b42.steal_from_neighbour);
+        assert!(!b42.kick_away && !b42.migrating_flag);
+        let b43 = Behaviour::of(Version::new(4, 3));
+        assert!(!b43.old_tickle && b43.kick_away && !b43.steal_from_neighbour);
+        assert!(!b43.balance_bias);
+        let b47 = Behaviour::of(Version::new(4, 7));
+        assert!(!b47.kick_away && b47.migrating_flag && !b47.balance_bias);
+        assert!(Behaviour::of(Version::new(4, 9)).balance_bias);
         let b34 = Behaviour::of(Version::new(3, 4));
         assert!(b34.sampled_debit && !b34.idle_polls && !b34.tick_driven_accounting);
         let b40 = Behaviour::of(Version::new(4, 0));
