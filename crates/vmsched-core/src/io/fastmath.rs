@@ -16,7 +16,7 @@
 const LN2: f64 = std::f64::consts::LN_2;
 /// ln 2 − `LN2` (ln 2 to 35 digits is 0.693147180559945309417232121458176568;
 /// the double is 0.693147180559945286226763982995180413).
-const LN2_TAIL: f64 = 2.319_046_813_846_299_558e-17;
+const LN2_TAIL: f64 = 2.319_046_813_846_299_6e-17;
 
 /// The exponential's table: 2^(j/64), j = 0..63.
 const EXP_STEPS: usize = 64;
@@ -120,7 +120,7 @@ pub(crate) const fn exp(x: f64) -> f64 {
 /// so that each power of two is a normal double.
 #[inline(never)]
 const fn exp_far(x: f64) -> f64 {
-    if x != x {
+    if x.is_nan() {
         return x;
     }
     if x > 709.782_712_893_384 {

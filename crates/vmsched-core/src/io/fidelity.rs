@@ -196,7 +196,7 @@ impl Variability {
 #[inline]
 fn round_to_u64(x: f64) -> u64 {
     const SHIFT: f64 = (1u64 << 52) as f64;
-    if x >= 0.0 && x < SHIFT {
+    if (0.0..SHIFT).contains(&x) {
         return (x + SHIFT).to_bits() - SHIFT.to_bits();
     }
     x as u64

@@ -30,7 +30,7 @@ use crate::rng::Rng;
 const LAYERS: usize = 256;
 
 /// The base layer's right edge (the tail starts here).
-const R: f64 = 3.654_152_885_361_008_8;
+const R: f64 = 3.654_152_885_361_009;
 
 /// The half density, unnormalised.
 const fn density(x: f64) -> f64 {
