@@ -7,7 +7,7 @@
 //! bit for bit: a variable cost with a coefficient of variation of 0 is the
 //! constant mean, drawn without touching any random stream.
 
-use super::fastmath;
+use super::{fastmath, normal};
 use crate::params::{Default, ParamKind, ParamScope, ParamSpec, Params};
 use crate::rng::Rng;
 
@@ -119,8 +119,8 @@ impl IoFidelity {
 }
 
 /// A cost's variability: lognormal with coefficient of variation `cv`, its
-/// parameters computed once (a draw then costs two uniforms, a logarithm, a
-/// cosine and an exponential).
+/// parameters computed once (a draw then costs a standard normal, an
+/// exponential and a rounding).
 ///
 /// The lognormal is the usual model of service demands that are positive
 /// and right-skewed (a few slow requests, most near the median): with
@@ -141,7 +141,9 @@ impl Variability {
     /// The variability of coefficient of variation `cv` (0 or below: none).
     pub fn new(cv: f64) -> Variability {
         let on = cv > 0.0 || cv.is_nan(); // as `!(cv <= 0.0)` was
-        let s2 = if on { (1.0 + cv * cv).ln() } else { 0.0 };
+                                          // The crate's own logarithm (the same bits everywhere: see
+                                          // `fastmath`); the square root is exact by IEEE 754.
+        let s2 = if on { fastmath::ln(1.0 + cv * cv) } else { 0.0 };
         Variability {
             cv,
             on,
@@ -158,37 +160,17 @@ impl Variability {
     /// One cost of mean `mean_ns`, drawn from `rng`; exactly `mean_ns` (and
     /// no draw) when the coefficient of variation is 0, so that constant
     /// costs stay bit for bit what they were.
-    #[inline]
+    ///
+    /// round(mean·e^(σz − σ²/2)) with z a standard normal by the ziggurat
+    /// method ([`super::normal`]) and the crate's own exponential: every
+    /// step is IEEE arithmetic, so a draw is the same on every machine.
+    #[inline(always)]
     pub fn draw_ns(&self, rng: &mut Rng, mean_ns: u64) -> u64 {
         if !self.on || mean_ns == 0 {
             return mean_ns;
         }
-        let u1 = 1.0 - rng.uniform(); // (0, 1]: ln is finite
-        let u2 = rng.uniform();
-        let mean = mean_ns as f64;
-        // Box–Muller with the quick cosine first. It is within
-        // COS_TURN_ERROR of the library's, so z within r times that (r is at
-        // most √(2·53·ln 2) < 8.6), the exponent within σ times that again
-        // (σ < 2.2 for the profiles' cv ≤ 10, < 38 for any finite cv): the
-        // cost differs from the library's draw by less than 2·10^−11 of
-        // itself. Clear of a half by 2^−30 of itself, both round to the
-        // same integer; nearer, the library's draw is made.
-        let r = (-2.0 * u1.ln()).sqrt();
-        let th = std::f64::consts::TAU * u2;
-        let z = r * fastmath::cos_turn(th);
-        let x = mean * (self.sigma * z - self.half_s2).exp();
-        match round_clear(x) {
-            Some(n) => n,
-            None => self.library_draw(mean, r, th),
-        }
-    }
-
-    /// The draw with the library's cosine (rare: see `draw_ns`).
-    #[cold]
-    #[inline(never)]
-    fn library_draw(&self, mean: f64, r: f64, th: f64) -> u64 {
-        let z = r * th.cos();
-        round_to_u64(mean * (self.sigma * z - self.half_s2).exp())
+        let z = normal::standard_normal(rng);
+        round_to_u64(mean_ns as f64 * fastmath::exp(self.sigma * z - self.half_s2))
     }
 
     /// The sum of `n` independent [`Variability::draw_ns`] draws (`n` items
@@ -206,45 +188,18 @@ impl Variability {
     }
 }
 
-/// The relative margin of [`round_clear`]: 2^−30, more than forty times
-/// the largest relative difference the quick cosine can make in a draw
-/// (its error, times r < 8.6, times σ < 38, with room for the roundings).
-const CLEAR: f64 = 1.0 / (1u64 << 30) as f64;
-const _: () = assert!(fastmath::COS_TURN_ERROR * 8.6 * 38.0 * 40.0 < CLEAR);
-
-/// `x.round() as u64` when `x` is in [0, 2^51) and farther than
-/// `x`·2^−30 + 2^−40 from a half; `None` otherwise (NaN too).
-#[inline]
-fn round_clear(x: f64) -> Option<u64> {
-    const LIMIT: f64 = (1u64 << 51) as f64;
-    if !(0.0..LIMIT).contains(&x) {
-        return None;
-    }
-    let whole = x as i64;
-    let frac = x - whole as f64;
-    let margin = x * CLEAR + 1.0 / (1u64 << 40) as f64;
-    if (frac - 0.5).abs() <= margin {
-        return None;
-    }
-    Some((if frac > 0.5 { whole + 1 } else { whole }) as u64)
-}
-
-/// `x.round() as u64` (halves away from zero), without the library call
-/// that `f64::round` costs on the baseline x86-64 target: below 2^52 a
-/// non-negative float's integer part and fraction are exact.
+/// x rounded to the nearest integer, ties to even (IEEE 754's own rounding,
+/// without a bias either way), as a `u64`; NaN gives 0 and +∞ `u64::MAX`.
+/// Adding 2^52 to x in [0, 2^52) rounds it to an integer held in the low
+/// bits of the sum's significand: two instructions instead of a conversion
+/// and its checks; from 2^52 on every double is an integer already.
 #[inline]
 fn round_to_u64(x: f64) -> u64 {
-    const EXACT: f64 = (1u64 << 52) as f64;
-    if !(0.0..EXACT).contains(&x) {
-        return x.round() as u64;
+    const SHIFT: f64 = (1u64 << 52) as f64;
+    if (0.0..SHIFT).contains(&x) {
+        return (x + SHIFT).to_bits() - SHIFT.to_bits();
     }
-    // Through i64: one conversion instruction each way (x < 2^52).
-    let whole = x as i64;
-    (if x - whole as f64 >= 0.5 {
-        whole + 1
-    } else {
-        whole
-    }) as u64
+    x as u64
 }
 
 /// A lognormally distributed duration with mean `mean_ns` and coefficient
@@ -261,80 +216,128 @@ pub fn vary_sum_ns(rng: &mut Rng, n: u64, mean_ns: u64, cv: f64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::normal::reference::{phi, quantile};
     use super::*;
 
-    /// The draw as first written, with the library's functions throughout:
-    /// a standard normal by Box–Muller (one of the pair, two uniforms), then
-    /// the lognormal of mean `mean_ns`.
-    fn library_draw(rng: &mut Rng, mean_ns: u64, cv: f64) -> u64 {
-        if cv <= 0.0 || mean_ns == 0 {
-            return mean_ns;
-        }
-        let s2 = (1.0 + cv * cv).ln();
-        let u1 = 1.0 - rng.uniform();
-        let u2 = rng.uniform();
-        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-        (mean_ns as f64 * (s2.sqrt() * z - s2 / 2.0).exp()).round() as u64
-    }
-
-    /// Every draw equals the library's, bit for bit, over millions of
-    /// draws of the profiles' CVs and means from 1 ns to 10 s, and the sums
-    /// too; the stream is left in the same state.
+    /// Millions of draws against the lognormal they stand for, at the
+    /// profiles' CVs and beyond: the largest gap between the sample's
+    /// distribution function and the lognormal's (Kolmogorov–Smirnov) within
+    /// what a true lognormal sample shows 999 times in 1,000 (1.95/√n); the
+    /// 0.1st to 99.9th percentiles within 4 of their standard errors of the
+    /// exact ones (at cv 0.3 that is 0.15 % at the median, 1.1 % at the
+    /// 0.1st and 99.9th); the sample
+    /// mean within 5 standard errors of the cost's mean and the sample
+    /// standard deviation within 3 % of cv times it. The mean of 10 s keeps
+    /// the rounding to nanoseconds out of the comparison.
     #[test]
-    fn draws_equal_the_library_draws() {
-        let means = [
-            1u64,
-            7,
-            150,
-            12_000,
-            20_113,
-            507_035,
-            4_000_000,
-            10_000_000_000,
-        ];
-        for (i, cv) in [0.0, 0.05, 0.1, 0.2, 0.3, 1.3, 10.0]
-            .into_iter()
-            .enumerate()
-        {
+    fn draws_follow_the_lognormal() {
+        let mean = 10_000_000_000u64;
+        for (i, cv) in [0.05, 0.3, 1.3, 10.0].into_iter().enumerate() {
             let v = Variability::new(cv);
-            let (mut a, mut b) = (Rng::new(3, i as u64), Rng::new(3, i as u64));
-            for k in 0..400_000usize {
-                let m = means[k % means.len()];
-                assert_eq!(
-                    v.draw_ns(&mut a, m),
-                    library_draw(&mut b, m, cv),
-                    "cv {cv} mean {m} draw {k}"
+            let mut rng = Rng::new(17, i as u64);
+            let n = 1_000_000usize;
+            let mut x: Vec<u64> = (0..n).map(|_| v.draw_ns(&mut rng, mean)).collect();
+            let nf = n as f64;
+            let s2 = (1.0 + cv * cv).ln();
+            let (mu, sigma) = ((mean as f64).ln() - s2 / 2.0, s2.sqrt());
+            x.sort_unstable();
+            let mut ks = 0f64;
+            for (k, &d) in x.iter().enumerate() {
+                let p = phi(((d as f64).ln() - mu) / sigma);
+                ks = ks
+                    .max((p - k as f64 / nf).abs())
+                    .max(((k + 1) as f64 / nf - p).abs());
+            }
+            assert!(ks < 1.95 / nf.sqrt(), "cv {cv}: KS distance {ks:e}");
+            for q in [0.001, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999] {
+                let got = x[(q * nf) as usize] as f64;
+                let zq = quantile(q);
+                let want = (mu + sigma * zq).exp();
+                // The sample quantile's standard error, on the log scale.
+                let pdf = (-0.5 * zq * zq).exp() / (2.0 * std::f64::consts::PI).sqrt();
+                let se = sigma * (q * (1.0 - q) / nf).sqrt() / pdf;
+                assert!(
+                    (got.ln() - want.ln()).abs() < 4.0 * se,
+                    "cv {cv} q{q}: {got} vs {want}"
                 );
             }
-            let n = 17;
-            let want: u64 = (0..n).map(|_| library_draw(&mut b, 12_000, cv)).sum();
-            assert_eq!(v.sum_ns(&mut a, n, 12_000), want);
-            assert_eq!(a.next_u64(), b.next_u64());
+            // The moments, for the CVs where the sample's are stable (at
+            // cv 10 the sample variance is dominated by a few draws).
+            if cv <= 1.3 {
+                let m = x.iter().map(|&d| d as f64).sum::<f64>() / nf;
+                let sd = (x.iter().map(|&d| (d as f64 - m).powi(2)).sum::<f64>() / nf).sqrt();
+                let want_sd = cv * mean as f64;
+                assert!(
+                    (m / mean as f64 - 1.0).abs() < 5.0 * cv / nf.sqrt(),
+                    "cv {cv}: mean {m}"
+                );
+                assert!(
+                    (sd / want_sd - 1.0).abs() < 0.03,
+                    "cv {cv}: sd {sd} vs {want_sd}"
+                );
+            }
         }
     }
 
-    /// Values that fall next to a half take the library's path: exactly
-    /// halves, and their neighbours.
+    /// At a mean of microseconds, where each draw is rounded to a whole
+    /// nanosecond, the mean is still the cost's (within 5 standard errors),
+    /// and small means stay non-negative integers around themselves.
     #[test]
-    fn rounding_near_halves() {
+    fn rounded_draws_keep_the_mean() {
+        for (i, mean) in [7u64, 150, 20_113, 507_035].into_iter().enumerate() {
+            let v = Variability::new(0.3);
+            let mut rng = Rng::new(23, i as u64);
+            let n = 400_000u64;
+            let sum: u64 = (0..n).map(|_| v.draw_ns(&mut rng, mean)).sum();
+            let m = sum as f64 / n as f64;
+            // The rounding adds at most ±½ ns per draw to the spread.
+            let se = (0.3 * mean as f64 + 0.5) / (n as f64).sqrt();
+            assert!((m - mean as f64).abs() < 5.0 * se, "mean {mean}: {m}");
+        }
+    }
+
+    /// A coefficient of variation of 0 draws nothing: the mean itself and
+    /// the stream untouched; a sum is the draws one after the other.
+    #[test]
+    fn constant_costs_draw_nothing_and_sums_are_draws() {
+        let off = Variability::new(0.0);
+        let (mut a, mut b) = (Rng::new(3, 1), Rng::new(3, 1));
+        assert_eq!(off.draw_ns(&mut a, 12_345), 12_345);
+        assert_eq!(off.sum_ns(&mut a, 17, 12_345), 17 * 12_345);
+        assert_eq!(a.next_u64(), b.next_u64());
+        let on = Variability::new(0.3);
+        let want: u64 = (0..17).map(|_| on.draw_ns(&mut b, 12_000)).sum();
+        assert_eq!(on.sum_ns(&mut a, 17, 12_000), want);
+        assert_eq!(a.next_u64(), b.next_u64());
+        assert_eq!(on.draw_ns(&mut a, 0), 0);
+    }
+
+    /// Rounding: to the nearest integer, ties to even, on either side of
+    /// 2^52 and at the limits.
+    #[test]
+    fn rounding_is_to_nearest_even() {
         for x in [
+            0.0,
+            0.4,
             0.5,
+            0.6,
             1.5,
             2.5,
+            12_000.25,
             12_000.5,
             12_000.499_999_999,
+            12_001.5,
+            12_000.75,
             1e15 + 0.5,
             3e15,
+            4503599627370495.5,
+            4503599627370497.0,
             1e300,
         ] {
-            assert_eq!(round_clear(x), None, "{x}");
-            assert_eq!(round_to_u64(x), x.round() as u64, "{x}");
+            assert_eq!(round_to_u64(x), x.round_ties_even() as u64, "{x}");
         }
-        for x in [0.0, 0.4, 0.6, 12_000.25, 12_000.75, 1e6 + 0.1] {
-            assert_eq!(round_clear(x), Some(x.round() as u64), "{x}");
-            assert_eq!(round_to_u64(x), x.round() as u64, "{x}");
-        }
-        assert_eq!(round_clear(f64::NAN), None);
-        assert_eq!(round_clear(-1.0), None);
+        assert_eq!(round_to_u64(f64::INFINITY), u64::MAX);
+        assert_eq!(round_to_u64(f64::NAN), 0);
+        assert_eq!(round_to_u64(-3.0), 0);
     }
 }

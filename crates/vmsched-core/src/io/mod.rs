@@ -23,6 +23,7 @@ mod disk;
 mod fastmath;
 mod fidelity;
 mod nic;
+mod normal;
 mod request;
 
 pub use backend::Backend;
