@@ -228,3 +228,21 @@ def test_pipeline_without_figures_draws_none():
     )
     assert pngs == [{}]
     assert reps[0].verdicts
+
+
+def test_the_main_process_of_reproduce_imports_neither_pandas_nor_matplotlib(tmp_path):
+    # The runs and the figures go to the workers and the reports are written without
+    # pandas: the main process pays for neither import (issue 14).
+    code = (
+        "import sys\n"
+        "from vmsched.cli import main\n"
+        f"code = main(['reproduce', '{SMALL}', '--quick', '--replications', '1', "
+        f"'--jobs', '2', '--out', {str(tmp_path / 'o')!r}])\n"
+        "assert code == 0, code\n"
+        "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]", r.stdout
+    assert (tmp_path / "o" / "report.html").is_file()
+    assert list((tmp_path / "o").glob("*.png"))
