@@ -246,3 +246,16 @@ def test_the_main_process_of_reproduce_imports_neither_pandas_nor_matplotlib(tmp
     assert r.stdout.strip().splitlines()[-1] == "[]", r.stdout
     assert (tmp_path / "o" / "report.html").is_file()
     assert list((tmp_path / "o").glob("*.png"))
+
+
+def test_a_report_table_of_text_renders_as_its_dataframe_did():
+    import pandas as pd
+    from vmsched import htmlreport
+    from vmsched.reproduce.report import TableBlock, html_blocks
+
+    header = ["scheduler", "params", "tput (req/s)"]
+    rows = [["credit", "w=1; x=2", "1,234 ± 5"], ["sedf", "<&>", "—"], ["bvt", "", "0.5"]]
+    (table,) = html_blocks([TableBlock(header, rows, "llr")])
+    assert not hasattr(table.df, "dtypes")  # not a DataFrame: no pandas needed
+    old = htmlreport.Table(pd.DataFrame(rows, columns=header))
+    assert htmlreport._render_table(table) == htmlreport._render_table(old)

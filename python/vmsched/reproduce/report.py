@@ -565,9 +565,10 @@ def _plain(markdown_text: str) -> str:
 
 class _Rows:
     """A table of text cells in the two parts of a DataFrame that vmsched.htmlreport's
-    Table reads (`columns`, `itertuples`): the reports' tables are text already, and a
-    report written without pandas spares the main process its import (about 0.7 CPU
-    seconds), which `vmsched reproduce` pays while the workers simulate."""
+    Table reads (`columns`, `itertuples`): the reports' tables are text already (a
+    DataFrame of text gives the same cells), and a report written without pandas spares
+    the main process its import (about 0.7 CPU seconds), which `vmsched reproduce` paid
+    while the workers simulate."""
 
     def __init__(self, rows: list[list[str]], columns: list[str]) -> None:
         self.rows = rows
@@ -598,9 +599,12 @@ def html_blocks(blocks_: list[Block]) -> list[Any]:
                 )
             )
         elif isinstance(b, TableBlock):
-            if any(not isinstance(c, str) for row in b.rows for c in row):
-                raise InternalError(f"report table {b.header}: a cell is not text (a bug)")
-            out.append(h.Table(_Rows(b.rows, b.header)))
+            if all(isinstance(c, str) for row in b.rows for c in row):
+                out.append(h.Table(_Rows(b.rows, b.header)))
+            else:  # not text: pandas' types, as the table always had
+                import pandas as pd
+
+                out.append(h.Table(pd.DataFrame(b.rows, columns=b.header)))
         elif isinstance(b, Image):
             out.append(h.Figure(b.png, b.alt, name=b.file.removesuffix(".png")))
     return out
