@@ -150,6 +150,9 @@ class _Pipeline:
         with Workers("local", self.jobs) as workers:
             try:
                 bar.update(done)
+                for k, needed in enumerate(self.needs):
+                    if not needed:  # no run at all: complete already
+                        self._experiment_done(k)
                 for i in sorted(skip):
                     self._run_done(i)
                 for (kind, k), value in workers.pool.imap_queue(self.queue):
