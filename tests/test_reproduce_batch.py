@@ -17,6 +17,7 @@ from vmsched import reproduce
 from vmsched.batch import STORE_DIR, RunStore, run_all
 from vmsched.reproduce import framework
 from vmsched.reproduce.figures import draw, draw_all, figure_data
+from vmsched.reproduce.pipeline import run_and_draw
 from vmsched.reproduce.report import results_csv
 
 #: A quick experiment of cheap runs, with figures.
@@ -174,3 +175,87 @@ def test_ray_backend_runs_and_draws_as_the_local_one():
         ray.shutdown()
     assert results_csv(remote.table.rows) == results_csv(local.table.rows)
     assert remote_pngs == local_pngs
+
+
+def _no_wall(value):
+    """Summaries less their wall times (the only part that differs from run to run)."""
+    if isinstance(value, dict):
+        return {k: _no_wall(v) for k, v in value.items() if k != "wall_s"}
+    if isinstance(value, list):
+        return [_no_wall(v) for v in value]
+    return value
+
+
+def test_pipeline_equals_simulating_then_drawing_and_reports_each_experiment_once():
+    # Two experiments (one of them twice: its runs shared) through the pipeline on two
+    # workers: the same tables, verdicts and PNGs as simulating everything in this
+    # process and then drawing, and on_done once per experiment with its figures.
+    exps = [reproduce.experiment(SMALL), reproduce.experiment(INTERRUPTED)]
+    exps.append(exps[0])
+    done = []
+    reps, pngs = run_and_draw(
+        exps,
+        quick=True,
+        replications=1,
+        jobs=2,
+        progress=False,
+        on_done=lambda k, rep, png: done.append((k, rep.experiment.id, dict(png))),
+    )
+    alone = framework.run_experiments(exps, quick=True, jobs=1, progress=False, replications=1)
+    assert [r.experiment.id for r in reps] == [e.id for e in exps]
+    for rep, ref in zip(reps, alone, strict=True):
+        assert _no_wall(rep.summaries) == _no_wall(ref.summaries)
+        assert results_csv(rep.table.rows) == results_csv(ref.table.rows)
+        assert [(v.claim.id, v.reproduced) for v in rep.verdicts] == [
+            (v.claim.id, v.reproduced) for v in ref.verdicts
+        ]
+    assert pngs == draw_all(alone, jobs=1)
+    assert sorted(k for k, _, _ in done) == [0, 1, 2]
+    for k, exp_id, png in done:
+        assert exp_id == exps[k].id
+        assert list(png) == [f.file for f in exps[k].figures]
+        assert png == pngs[k]
+
+
+def test_pipeline_without_figures_draws_none():
+    reps, pngs = run_and_draw(
+        [reproduce.experiment(SMALL)],
+        quick=True,
+        replications=1,
+        jobs=2,
+        progress=False,
+        figures=False,
+    )
+    assert pngs == [{}]
+    assert reps[0].verdicts
+
+
+def test_the_main_process_of_reproduce_imports_neither_pandas_nor_matplotlib(tmp_path):
+    # The runs and the figures go to the workers and the reports are written without
+    # pandas: the main process pays for neither import (issue 14).
+    code = (
+        "import sys\n"
+        "from vmsched.cli import main\n"
+        f"code = main(['reproduce', '{SMALL}', '--quick', '--replications', '1', "
+        f"'--jobs', '2', '--out', {str(tmp_path / 'o')!r}])\n"
+        "assert code == 0, code\n"
+        "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]", r.stdout
+    assert (tmp_path / "o" / "report.html").is_file()
+    assert list((tmp_path / "o").glob("*.png"))
+
+
+def test_a_report_table_of_text_renders_as_its_dataframe_did():
+    import pandas as pd
+    from vmsched import htmlreport
+    from vmsched.reproduce.report import TableBlock, html_blocks
+
+    header = ["scheduler", "params", "tput (req/s)"]
+    rows = [["credit", "w=1; x=2", "1,234 ± 5"], ["sedf", "<&>", "—"], ["bvt", "", "0.5"]]
+    (table,) = html_blocks([TableBlock(header, rows, "llr")])
+    assert not hasattr(table.df, "dtypes")  # not a DataFrame: no pandas needed
+    old = htmlreport.Table(pd.DataFrame(rows, columns=header))
+    assert htmlreport._render_table(table) == htmlreport._render_table(old)

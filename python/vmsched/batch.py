@@ -45,6 +45,7 @@ import math
 import os
 import pickle
 import signal
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -232,22 +233,40 @@ class _Pool:
 
     def imap_unordered(self, func: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[Any]:
         """func(task) of every task, in the order they finish."""
+        queue: deque[tuple[Any, Callable[[Any], Any], Any]] = deque(
+            (None, func, task) for task in tasks
+        )
+        for _, value in self.imap_queue(queue):
+            yield value
+
+    def imap_queue(
+        self, queue: deque[tuple[Any, Callable[[Any], Any], Any]]
+    ) -> Iterator[tuple[Any, Any]]:
+        """(tag, func(task)) of every (tag, func, task) in `queue`, in the order they
+        finish. The caller may add tasks to `queue` while it reads the results (a
+        pipeline: the next stage of a piece of work goes in as soon as its first stage is
+        back); a worker left idle takes one after each result. Ends when the queue is
+        empty and every worker idle."""
         from multiprocessing.connection import wait
 
-        todo = iter(tasks)
-        busy: dict[Any, int] = {}
-        for k, conn in enumerate(self.conns):
-            task = next(todo, None)
-            if task is None:
-                break
-            conn.send((func, task))
-            busy[conn] = k
+        idle = deque(range(len(self.conns)))
+        busy: dict[Any, tuple[int, Any]] = {}
+
+        def feed() -> None:
+            while idle and queue:
+                k = idle.popleft()
+                tag, func, task = queue.popleft()
+                self.conns[k].send((func, task))
+                busy[self.conns[k]] = (k, tag)
+
+        feed()
         while busy:
             for conn in wait(list(busy)):
+                k, tag = busy.pop(conn)
                 try:
                     ok, value = conn.recv()
                 except EOFError:
-                    proc = self.procs[busy[conn]]
+                    proc = self.procs[k]
                     proc.join(timeout=5)
                     code = proc.exitcode
                     how = (
@@ -261,12 +280,10 @@ class _Pool:
                     ) from None
                 if not ok:
                     raise value
-                task = next(todo, None)
-                if task is None:
-                    del busy[conn]
-                else:
-                    conn.send((func, task))
-                yield value
+                idle.append(k)
+                feed()
+                yield tag, value
+                feed()
 
     def release(self) -> None:
         """No more batches: each worker exits once it has read this."""

@@ -52,6 +52,7 @@ import io
 import math
 import re
 import struct
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -203,13 +204,11 @@ def _is_number(x: Any) -> bool:
 
 
 def _cell(x: Any) -> str:
-    try:
-        import pandas as pd
-
-        if x is pd.NA or x is pd.NaT:
-            return "—"
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        pass
+    # pd.NA and pd.NaT exist only once pandas is imported (a table without pandas has
+    # neither): no import here for a table that does not need one.
+    pd = sys.modules.get("pandas")
+    if pd is not None and (x is pd.NA or x is pd.NaT):
+        return "—"
     if _is_number(x) or x is None:
         return format_number(x.item() if hasattr(x, "item") else x)
     return str(x)

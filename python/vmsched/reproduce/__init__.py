@@ -44,7 +44,6 @@ from vmsched.reproduce import (
     mcredit2,
     thesis2015,
 )
-from vmsched.reproduce.figures import draw_all
 from vmsched.reproduce.framework import (
     FULL_REPLICATIONS,
     QUICK_REPLICATIONS,
@@ -54,6 +53,7 @@ from vmsched.reproduce.framework import (
     default_jobs,
     run_experiments,
 )
+from vmsched.reproduce.pipeline import run_and_draw
 from vmsched.reproduce.report import files
 from vmsched.reproduce.scorecard import CLAIMS_CSV, SCORECARD_MD, claims_csv, counts, scorecard_md
 from vmsched.reproduce.sensitivity import sensitivity
@@ -288,29 +288,42 @@ def main(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     where = {"backend": args.backend, "jobs": n_jobs, "address": args.address}
     phases: list[str] = []
+    figures = not args.no_figures
+    with_sensitivity = args.sensitivity if args.sensitivity is not None else not args.quick
+
+    def save_now(k: int, rep: Reproduction, png: dict[str, bytes]) -> None:
+        # Without a sensitivity table to wait for, an experiment's report is written as
+        # soon as its runs and figures are back, while the workers go on.
+        rep.save(outs[k], png, figures=figures)
+
     try:
-        reps = run_experiments(
-            exps, quick=args.quick, progress=True, replications=n_reps, store=store, **where
+        reps, pngs = run_and_draw(
+            exps,
+            quick=args.quick,
+            replications=n_reps,
+            figures=figures,
+            on_done=None if with_sensitivity else save_now,
+            progress=True,
+            store=store,
+            **where,
         )
-        phases.append(f"simulations {time.perf_counter() - t0:.1f} s")
-        if args.sensitivity if args.sensitivity is not None else not args.quick:
+        phases.append(
+            f"simulations{' and figures' if figures else ''} {time.perf_counter() - t0:.1f} s"
+        )
+        if with_sensitivity:
             t1 = time.perf_counter()
             tables = sensitivity(exps, progress=True, **where)
             for rep in reps:
                 rep.sensitivity = tables.get(rep.experiment.id)
             phases.append(f"sensitivity {time.perf_counter() - t1:.1f} s")
-        figures = not args.no_figures
-        t1 = time.perf_counter()
-        pngs = draw_all(reps, **where) if figures else [{} for _ in reps]
-        if figures:
-            phases.append(f"figures {time.perf_counter() - t1:.1f} s")
     except KeyboardInterrupt as exc:
         return interrupted(exc, store, sys.argv[1:])
     if store.reused:
         print(f"{store.reused} simulations done before were not run again (--resume)")
     t1 = time.perf_counter()
     for rep, out, png in zip(reps, outs, pngs, strict=True):
-        rep.save(out, png, figures=figures)
+        if with_sensitivity:
+            rep.save(out, png, figures=figures)
         _print_verdicts(rep, out, figures)
     if args.all:
         write_atomic(root / "index.md", _index(reps))

@@ -454,6 +454,24 @@ def _run_all(
     Ray); summaries in the order given, whatever order they finish in. A scenario that
     appears more than once (two experiments share a configuration) is simulated once:
     the same scenario and seed give the same summary."""
+    unique, where = unique_scenarios(scenarios)
+    summaries = run_all(
+        _simulate,
+        unique,
+        backend=backend,
+        jobs=jobs,
+        address=address,
+        batch_size=run_batch_size(len(unique), jobs),
+        progress=progress,
+        label=label,
+        store=store,
+    )
+    return [summaries[i] for i in where]
+
+
+def unique_scenarios(scenarios: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[int]]:
+    """The distinct scenarios, in order of first appearance, and where each of
+    `scenarios` is among them."""
     first: dict[str, int] = {}
     unique: list[dict[str, Any]] = []
     where: list[int] = []
@@ -463,20 +481,13 @@ def _run_all(
             first[key] = len(unique)
             unique.append(tree)
         where.append(first[key])
-    summaries = run_all(
-        _simulate,
-        unique,
-        backend=backend,
-        jobs=jobs,
-        address=address,
-        # Runs differ in length by 100x across experiments: small batches (about 32 per
-        # worker) keep the workers finishing together.
-        batch_size=max(1, math.ceil(len(unique) / (32 * max(1, jobs)))),
-        progress=progress,
-        label=label,
-        store=store,
-    )
-    return [summaries[i] for i in where]
+    return unique, where
+
+
+def run_batch_size(n_runs: int, jobs: int) -> int:
+    """Runs per task. Runs differ in length by 100x across experiments: small batches
+    (about 32 per worker) keep the workers finishing together."""
+    return max(1, math.ceil(n_runs / (32 * max(1, jobs))))
 
 
 def default_jobs(jobs: int | None) -> int:
@@ -620,6 +631,53 @@ def run_experiments(
     one Reproduction each. Every scenario is validated first. With a `store`
     (vmsched.batch.RunStore), runs already in it are not simulated again."""
     n_jobs = default_jobs(jobs)
+    plans, trees = plan_experiments(experiments, quick, replications)
+    label = "reproduce " + (experiments[0].id if len(experiments) == 1 else "experiments")
+    t0 = time.perf_counter()
+    summaries = _run_all(trees, n_jobs, label, progress, backend, address, store)
+    wall = time.perf_counter() - t0
+    return [
+        plan.reproduction(summaries[plan.first : plan.first + len(plan.runs)], quick, wall, n_jobs)
+        for plan in plans
+    ]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One experiment's runs, ready to simulate: its scenarios are
+    `trees[first : first + len(runs)]` of `plan_experiments`."""
+
+    experiment: Experiment
+    runs: list[Run]
+    first: int
+    timing: Timing
+    seeds: list[int]
+
+    def reproduction(
+        self, summaries: list[dict[str, Any]], quick: bool, wall_s: float, jobs: int
+    ) -> Reproduction:
+        """The Reproduction of these runs' `summaries` (in grid order): table and verdicts."""
+        exp = self.experiment
+        table = _table(exp, self.runs, summaries, self.seeds)
+        return Reproduction(
+            experiment=exp,
+            quick=quick,
+            timing=self.timing,
+            runs=self.runs,
+            summaries=summaries,
+            table=table,
+            verdicts=[judge(c, table) for c in exp.claims],
+            wall_s=wall_s,
+            jobs=jobs,
+            seeds=tuple(self.seeds),
+        )
+
+
+def plan_experiments(
+    experiments: Sequence[Experiment], quick: bool, replications: int | None
+) -> tuple[list[Plan], list[dict[str, Any]]]:
+    """Every experiment's seeded grid (`replications` seeds, default the timing's) and all
+    their scenario trees, validated, in experiment order."""
     n_reps = check_replications(replications)
     plans = []
     trees: list[dict[str, Any]] = []
@@ -629,32 +687,9 @@ def run_experiments(
             timing = replace(timing, replications=n_reps)
         seeds = timing.seeds
         runs = [run for s in seeds for run in _seeded_grid(exp, timing, s)]
-        plans.append((exp, runs, len(trees), timing, seeds))
+        plans.append(Plan(exp, runs, len(trees), timing, seeds))
         trees += _validated(exp, runs)
-    label = "reproduce " + (experiments[0].id if len(experiments) == 1 else "experiments")
-    t0 = time.perf_counter()
-    summaries = _run_all(trees, n_jobs, label, progress, backend, address, store)
-    wall = time.perf_counter() - t0
-    out = []
-    for exp, runs, first, timing, seeds in plans:
-        mine = summaries[first : first + len(runs)]
-        table = _table(exp, runs, mine, seeds)
-        verdicts = [judge(c, table) for c in exp.claims]
-        out.append(
-            Reproduction(
-                experiment=exp,
-                quick=quick,
-                timing=timing,
-                runs=runs,
-                summaries=mine,
-                table=table,
-                verdicts=verdicts,
-                wall_s=wall,
-                jobs=n_jobs,
-                seeds=tuple(seeds),
-            )
-        )
-    return out
+    return plans, trees
 
 
 def check_replications(replications: int | None) -> int | None:
