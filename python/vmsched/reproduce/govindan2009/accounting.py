@@ -159,7 +159,7 @@ ACCOUNTING = Experiment(
         "what the others leave "
         f"({num(ACCOUNTING_HOG_SLICE_MS)} ms of 20), so they sum to exactly 100 %.",
         "The applications are provisioned for their 90th-percentile need as the accounting "
-        "counts it, their own CPU and Dom0's for them: the media server 2.83 ms of 20 (1.37 "
+        "counts it, their own CPU and Dom0's for them: the media server 2.88 ms of 20 (1.39 "
         "in the other experiments, its own CPU only), the tiers 1.83 and 2.82 (1.77 and "
         "2.78): with accounting the paper subtracts Dom0's time for a guest from 'the "
         "required CPU reservation specified by the administrator'. The same reservations "

@@ -106,7 +106,7 @@ STREAMING = Experiment(
     ),
     decisions=(
         *COMMON_DECISIONS,
-        "The media server keeps its (1.37, 20) reservation, provisioned for 45 clients, "
+        "The media server keeps its (1.39, 20) reservation, provisioned for 45 clients, "
         "at every client count of Fig. 8d (the paper varies the load on a provisioned "
         "server).",
         "Client counts for Fig. 8d from 45 in steps of 15 up to 135 (45 and 90 with "
