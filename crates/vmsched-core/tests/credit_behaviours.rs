@@ -612,6 +612,33 @@ fn version_weight_per_domain_before_4_1() {
     );
 }
 
+/// Two PCPUs: an idle two-VCPU domain pinned to PCPU 0, a guest `w` (with
+/// `w_extra`, e.g. its affinity) that wakes 15 ms into every 20 ms for
+/// 200 µs, and a CPU hog, for 0.5 s under Credit `v`.
+fn waker_beside_hog(v: &str, w_extra: &str) -> Simulation {
+    let toml = scen(
+        "pcpus = 2",
+        &format!("xen_version = \"{v}\""),
+        0.5,
+        &[
+            ("pad", "vcpus = 2\naffinity = [0]", "kind = \"idle\""),
+            ("w", w_extra, "kind = \"idle\""),
+            ("hog", "", HOG),
+        ],
+    );
+    Simulation::new_with_workloads(&scenario(&toml), |i, _| {
+        (i == 1).then(|| {
+            Box::new(TickEvader {
+                warm_ns: 0,
+                period_ns: ms(20),
+                offset_ns: ms(15),
+                busy_ns: us(200),
+            }) as Box<dyn vmsched_core::workload::Workload>
+        })
+    })
+    .unwrap()
+}
+
 /// Before 4.3 a waking VCPU with higher priority preempts the VCPU running
 /// on its PCPU even when another PCPU is idle, and idle PCPUs are tickled
 /// too (every one before 4.1, one from 4.1), which then steal the preempted
@@ -628,27 +655,7 @@ fn version_weight_per_domain_before_4_1() {
 #[test]
 fn version_old_tickle_preempts_despite_idle_pcpus() {
     let hog = |v: &str| {
-        let toml = scen(
-            "pcpus = 2",
-            &format!("xen_version = \"{v}\""),
-            0.5,
-            &[
-                ("pad", "vcpus = 2\naffinity = [0]", "kind = \"idle\""),
-                ("w", "", "kind = \"idle\""),
-                ("hog", "", HOG),
-            ],
-        );
-        let mut s = Simulation::new_with_workloads(&scenario(&toml), |i, _| {
-            (i == 1).then(|| {
-                Box::new(TickEvader {
-                    warm_ns: 0,
-                    period_ns: ms(20),
-                    offset_ns: ms(15),
-                    busy_ns: us(200),
-                }) as Box<dyn vmsched_core::workload::Workload>
-            })
-        })
-        .unwrap();
+        let mut s = waker_beside_hog(v, "");
         let (w, hog) = (2usize, 3usize);
         assert_eq!(s.vcpus()[hog].processor, s.vcpus()[w].processor, "xen {v}");
         s.run().unwrap();
@@ -858,27 +865,7 @@ fn version_before_3_0_3_is_rejected() {
 #[test]
 fn version_waker_kicks_the_preempted_vcpu_away_in_4_3_to_4_6() {
     let hog = |v: &str| {
-        let toml = scen(
-            "pcpus = 2",
-            &format!("xen_version = \"{v}\""),
-            0.5,
-            &[
-                ("pad", "vcpus = 2\naffinity = [0]", "kind = \"idle\""),
-                ("w", "affinity = [1]", "kind = \"idle\""),
-                ("hog", "", HOG),
-            ],
-        );
-        let mut s = Simulation::new_with_workloads(&scenario(&toml), |i, _| {
-            (i == 1).then(|| {
-                Box::new(TickEvader {
-                    warm_ns: 0,
-                    period_ns: ms(20),
-                    offset_ns: ms(15),
-                    busy_ns: us(200),
-                }) as Box<dyn vmsched_core::workload::Workload>
-            })
-        })
-        .unwrap();
+        let mut s = waker_beside_hog(v, "affinity = [1]");
         let (w, hog) = (2usize, 3usize);
         assert_eq!(s.vcpus()[w].processor.0, 1, "xen {v}");
         assert_eq!(s.vcpus()[hog].processor.0, 1, "xen {v}");
