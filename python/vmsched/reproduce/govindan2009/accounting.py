@@ -22,7 +22,11 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import (
+    EXPLAINED_FROM,
+    EXPLANATIONS,
+    explain_accounting,
+)
 from vmsched.reproduce.govindan2009.measures import (
     cpu_pct,
     label,
@@ -207,4 +211,5 @@ ACCOUNTING = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
+    explain=explain_accounting,
 )

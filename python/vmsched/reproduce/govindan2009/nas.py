@@ -24,7 +24,11 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import (
+    EXPLAINED_FROM,
+    EXPLANATIONS,
+    explain_nas,
+)
 from vmsched.reproduce.govindan2009.measures import (
     as_float,
     domains,
@@ -119,6 +123,7 @@ def _nas_measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
     }
     if run.scheduler == COMM:
         out["preferred_decisions"] = preferred_count(s)
+        out["not_eligible_decisions"] = preferred_count(s, "comm_not_eligible")
     return out
 
 
@@ -269,4 +274,5 @@ NAS = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
+    explain=explain_nas,
 )

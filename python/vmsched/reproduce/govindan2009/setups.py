@@ -236,6 +236,11 @@ UNITS = {
     "media_cpu_change_pct": "%",
     "dom0_cpu_change_pct": "%",
     "preferred_decisions": "decisions",
+    "not_eligible_decisions": "decisions",
+    "dom0_waited_pct": "%",
+    "front_waited_pct": "%",
+    "db_waited_pct": "%",
+    "media_waited_pct": "%",
     **{f"cpu{k}_cpu_pct": "%" for k in range(1, MAX_HOGS + 1)},
 }
 

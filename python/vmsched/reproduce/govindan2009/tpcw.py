@@ -24,7 +24,12 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import (
+    EXPLAINED_FROM,
+    EXPLANATIONS,
+    explain_consolidation,
+    explain_tpcw,
+)
 from vmsched.reproduce.govindan2009.measures import (
     as_float,
     cpu_pct,
@@ -239,6 +244,7 @@ TPCW = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
+    explain=explain_tpcw,
 )
 
 
@@ -344,4 +350,5 @@ CONSOLIDATION = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
+    explain=explain_consolidation,
 )
