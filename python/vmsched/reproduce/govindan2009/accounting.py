@@ -42,6 +42,9 @@ from vmsched.reproduce.govindan2009.setups import (
     ACCOUNTING_DOM0_SLICE_MS,
     COMM,
     COMMON_DECISIONS,
+    DB_SLICE_MS,
+    FRONT_SLICE_MS,
+    MEDIA_SLICE_MS,
     PAPER,
     PERIOD_MS,
     TPCW_FULL,
@@ -163,9 +166,11 @@ ACCOUNTING = Experiment(
         "what the others leave "
         f"({num(ACCOUNTING_HOG_SLICE_MS)} ms of 20), so they sum to exactly 100 %.",
         "The applications are provisioned for their 90th-percentile need as the accounting "
-        "counts it, their own CPU and Dom0's for them: the media server 2.88 ms of 20 (1.39 "
-        "in the other experiments, its own CPU only), the tiers 1.83 and 2.82 (1.77 and "
-        "2.78): with accounting the paper subtracts Dom0's time for a guest from 'the "
+        "counts it, their own CPU and Dom0's for them: the media server "
+        f"{ACCOUNTED_MEDIA_SLICE_MS:g} ms of 20 ({MEDIA_SLICE_MS:g} in the other experiments, "
+        f"its own CPU only), the tiers {ACCOUNTED_FRONT_SLICE_MS:g} and "
+        f"{ACCOUNTED_DB_SLICE_MS:g} ({FRONT_SLICE_MS:g} and {DB_SLICE_MS:g}): with accounting "
+        "the paper subtracts Dom0's time for a guest from 'the "
         "required CPU reservation specified by the administrator'. The same reservations "
         "without and with accounting.",
         "The paper compares 95th percentiles of CPU over time; a reproduction measures "

@@ -45,6 +45,7 @@ from vmsched.reproduce.govindan2009.setups import (
     BVT,
     COMM,
     COMMON_DECISIONS,
+    HOG_SLICE_MS,
     MAX_HOGS,
     PAPER,
     SEDF,
@@ -311,7 +312,8 @@ CONSOLIDATION = Experiment(
     ),
     decisions=(
         *COMMON_DECISIONS,
-        "Each neighbour reserves (0.056, 20) whatever their number, an eighth of what the "
+        f"Each neighbour reserves ({HOG_SLICE_MS:g}, 20) whatever their number, an eighth of "
+        "what the "
         "tiers' reservations leave of the guests' (5, 20), so the reservations never exceed "
         "the CPU (eight fit beside the tiers).",
     ),
