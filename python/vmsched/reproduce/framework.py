@@ -184,7 +184,10 @@ class Claim:
     #: Why the claim is reproduced or not (which mechanism, or what the model, the
     #: calibration, the paper or Xen's code leaves out), with measured numbers, written by a
     #: person who has looked at the results. Empty until then; the report then shows a marked
-    #: placeholder for a claim that is not reproduced.
+    #: placeholder for a claim that is not reproduced. Where the experiment has an `explain`
+    #: function the text is a template (`str.format`): each `{name}` is a number of this
+    #: run that `explain` computes from the results table, filled in when the run is judged
+    #: (`ClaimResult.explanation`); literal braces are doubled.
     explanation: str = ""
 
 
@@ -275,9 +278,15 @@ class Experiment:
     #: Said in the report where the paper's results are held back or otherwise absent.
     note: str = ""
     #: Which runs the claims' explanations were written from ("the full-length runs of the
-    #: model at commit ..."): the report says so above the claims, since the numbers an
-    #: explanation quotes are that run's, not necessarily the current one's.
+    #: model at commit ..."): the report says so above the claims. Without `explain`, the
+    #: numbers an explanation quotes are that run's, not necessarily the current one's; with
+    #: it, the reasoning is that run's and the numbers are this run's, except those the text
+    #: itself labels with the other run (and command) they come from.
     explained_from: str = ""
+    #: The numbers the claims' explanation templates quote, computed from this run's
+    #: results table: table -> {field: value} (a value is formatted by the template's
+    #: format spec, or is a string already). None: the explanations are plain text.
+    explain: Callable[[Table], Mapping[str, Any]] | None = field(default=None, compare=False)
     #: Swept parameters whose flat curves the paper's own text explains: parameter -> that
     #: explanation (quoted evidence). A flat sweep not listed here is reported as a setup
     #: defect (`vmsched.reproduce.binding`).
@@ -395,6 +404,8 @@ class ClaimResult:
     #: What the check compared (see `checks.recording`): ("effect", measured, published) and
     #: ("order", values) entries, for the scorecard.
     compared: list[tuple] = field(default_factory=list)
+    #: The claim's explanation with this run's numbers filled in (`explain_claims`).
+    explanation: str = ""
 
 
 @dataclass
@@ -620,6 +631,33 @@ def judge(claim: Claim, table: Table) -> ClaimResult:
     return ClaimResult(claim, bool(ok), evidence, list(compared))
 
 
+def explain_claims(exp: Experiment, table: Table, verdicts: list[ClaimResult]) -> None:
+    """Fill in each verdict's explanation: the claim's text, with the numbers its template
+    quotes computed from `table` by the experiment's `explain` (a template that names a
+    number `explain` does not give, or a number the table lacks, is a bug)."""
+    if exp.explain is None:
+        for v in verdicts:
+            v.explanation = v.claim.explanation
+        return
+    if not any(v.claim.explanation for v in verdicts):
+        return
+    try:
+        fields = dict(exp.explain(table))
+    except MissingResult as exc:
+        raise InternalError(
+            f"reproduction {exp.id}: an explanation quotes a result this run lacks: {exc} "
+            "(a bug in vmsched/reproduce)"
+        ) from None
+    for v in verdicts:
+        try:
+            v.explanation = v.claim.explanation.format_map(fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InternalError(
+                f"reproduction {exp.id}: claim {v.claim.id}'s explanation cannot be filled "
+                f"in: {exc!r} (a bug in vmsched/reproduce)"
+            ) from None
+
+
 def run_experiments(
     experiments: Sequence[Experiment],
     *,
@@ -665,6 +703,8 @@ class Plan:
         """The Reproduction of these runs' `summaries` (in grid order): table and verdicts."""
         exp = self.experiment
         table = _table(exp, self.runs, summaries, self.seeds)
+        verdicts = [judge(c, table) for c in exp.claims]
+        explain_claims(exp, table, verdicts)
         return Reproduction(
             experiment=exp,
             quick=quick,
@@ -672,7 +712,7 @@ class Plan:
             runs=self.runs,
             summaries=summaries,
             table=table,
-            verdicts=[judge(c, table) for c in exp.claims],
+            verdicts=verdicts,
             wall_s=wall_s,
             jobs=jobs,
             seeds=tuple(self.seeds),

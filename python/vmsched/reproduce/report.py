@@ -193,9 +193,20 @@ def _published_tables(rep: Reproduction) -> list[Block]:
 
 def _explanation_note(rep: Reproduction) -> list[Block]:
     """Where the explanations' numbers come from, when any claim has one."""
-    if not any(v.claim.explanation for v in rep.verdicts):
+    if not any(v.explanation for v in rep.verdicts):
         return []
     source = rep.experiment.explained_from or "an earlier run"
+    if rep.experiment.explain is not None:
+        return [
+            Text(
+                "Each verdict, its measured evidence and the numbers its explanation quotes are "
+                "this run's: the explanations were written by a person from "
+                f"{source}, and every number in them that measures this experiment's "
+                "configurations is computed from this run's results when the report is made. "
+                "A number from another run (a targeted diagnostic with other settings) says "
+                "which run and command it comes from."
+            )
+        ]
     quick = " This is a `--quick` run, so its numbers differ from theirs." if rep.quick else ""
     return [
         Text(
@@ -224,8 +235,8 @@ def _claims(rep: Reproduction) -> list[Block]:
             Text(f"> {c.statement} ({c.source})"),
             Text(f"**Verdict: {verdict}.** Measured: {v.evidence}"),
         ]
-        if c.explanation:
-            blocks.append(Text(f"**Explanation:** {c.explanation}"))
+        if v.explanation:
+            blocks.append(Text(f"**Explanation:** {v.explanation}"))
         elif not v.reproduced:
             blocks.append(
                 Text("**Explanation:** " + PLACEHOLDER.format(module=_module(rep.experiment)))

@@ -101,8 +101,8 @@ def _first_sentences(text: str, limit: int = 320) -> str:
 def reason(v: ClaimResult) -> str:
     """The measured evidence, and for a miss the opening of its explanation."""
     out = v.evidence
-    if not v.reproduced and v.claim.explanation:
-        out += " Cause: " + _first_sentences(v.claim.explanation)
+    if not v.reproduced and v.explanation:
+        out += " Cause: " + _first_sentences(v.explanation)
     return out
 
 
