@@ -410,7 +410,7 @@ _SOURCE = (
     "The model: the switch-cost model, `guest_batch_ns`, e1000 interrupt moderation and "
     "variability on, the base costs calibrated on BVT C = 50 ms (docs/calibration.md), the server "
     "holding the 278 connections of Apache 2 prefork and Linux's listen queue "
-    "(`setups.WEB_HELD_CONNECTIONS`). "
+    "(`setups.WEB_HELD_CONNECTIONS`)."
 )
 #: What a Dom0 execution costs now, quoted by several explanations.
 _ALTERNATION = (
@@ -423,24 +423,24 @@ _ALTERNATION = (
 
 EXPLAIN_WEB_1CPU = {
     "E001-1": (
-        _SOURCE + "{e1_verdict}: every variant's throughput varies x{e1_lo}-{e1_hi} over the "
+        "{e1_verdict}: every variant's throughput varies x{e1_lo}-{e1_hi} over the "
         "five weights. Below Conf 1 Dom0's share binds (at ratio 0.25 Dom0 is runnable-waiting "
         "{e1_wait_lo}-{e1_wait_hi} % of the time, over the variants), above it the guest's: "
         "the weights bind because the per-alternation costs make the CPU per request depend on "
-        "how the two domains interleave. " + _ALTERNATION
+        "how the two domains interleave. " + _ALTERNATION + _SOURCE
     ),
     "16": (
-        _SOURCE + "{v16}: {b1} / {b5} / {b50} req/s at C = 1 / 5 / 50 ms, ratio {r16} (paper "
+        "{v16}: {b1} / {b5} / {b50} req/s at C = 1 / 5 / 50 ms, ratio {r16} (paper "
         "1.83). At Conf 1 a waking Dom0 at C = 1 ms preempts the guest on nearly every "
         "interrupt ({bx1} Dom0 executions/s, {bf1} page flips each), at C = 5 ms {bx5}/s "
         "({bf5} flips each) and at C = 50 ms {bx50}/s ({bf50} each): C bounds how long a waker "
         "that is ahead in virtual time is deferred (Xen 3.0.2's `bvt_wake`). "
         + _ALTERNATION
         + "The ratio stays {r16_side} the paper's: the model's guest CPU per request rises "
-        "{bg50} → {bg1} µs from C = 50 to C = 1 ms (Table 1: 685 → 1 098)."
+        "{bg50} → {bg1} µs from C = 50 to C = 1 ms (Table 1: 685 → 1 098). " + _SOURCE
     ),
     "17": (
-        _SOURCE + "{v17}. WC: {w10}, {w100}, {w1000} req/s at P = 10, 100, 1000 ms (paper 696, "
+        "{v17}. WC: {w10}, {w100}, {w1000} req/s at P = 10, 100, 1000 ms (paper 696, "
         "632, 499), 10/1000 ratio {rw} (accepted 1.18-1.95). NWC: {n10}, {n100}, {n1000} "
         "(paper 615, 504, 419), 10/1000 ratio {rn} (accepted 1.21-2.15). Measured cause: CPU "
         "per request at Conf 1 WC is Dom0 {wd10} / {wd100} / {wd1000} µs and guest {wg10} / "
@@ -478,12 +478,12 @@ EXPLAIN_WEB_1CPU = {
         "cost of SEDF's period that grows at an unchanged alternation count, which no "
         "mechanism of the model produces: with lines refilled at 150 ns the L2 part of an "
         "alternation is bounded by the run length (docs/switch-cost.md), so long runs cost no "
-        "more per request. Sensitivity: docs/reproduce.md (`--sensitivity`)."
+        "more per request. Sensitivity: docs/reproduce.md (`--sensitivity`). " + _SOURCE
     ),
     "18": (
-        _SOURCE + "{v18} (it was not with the server holding 512 connections, in the "
-        "full-length run of the model at commit 3c3a7d9, where the NWC step 10 → 100 ms tied "
-        "at 29.4 / 29.2 %). Dom0 CPU %: BVT {bd1} / {bd5} / {bd50} for C = 1 / 5 / 50 ms "
+        "{v18} (with the server holding 512 connections, in the full-length run of the "
+        "model at commit 3c3a7d9, it was not: the NWC step 10 → 100 ms tied at 29.4 / 29.2 "
+        "%). Dom0 CPU %: BVT {bd1} / {bd5} / {bd50} for C = 1 / 5 / 50 ms "
         "(paper 43 / 38 / 35), SEDF WC {wc10} / {wc100} / {wc1000} for P = 10 / 100 / 1000 ms "
         "(paper 35 / 41 / 43), SEDF NWC {nc10} / {nc100} / {nc1000} (paper 27 / 35 / 40); Dom1 "
         "from C = 50 to C = 1 ms under BVT {bu50} → {bu1} %, from P = 10 to 1000 ms under SEDF "
@@ -492,10 +492,10 @@ EXPLAIN_WEB_1CPU = {
         "at P = 100 ms ({nx100} executions/s, {nf100} flips each, against {nx10} and {nf10} at "
         "10 ms): its CPU per request goes {nd10} → {nd100} → {nd1000} µs (paper 439 → 694 → "
         "955), the paper's direction with {nd_size} of its size (the missing cost of SEDF's "
-        "period, claim 17)."
+        "period, claim 17). " + _SOURCE
     ),
     "20": (
-        _SOURCE + "{v20}. The best variant is {best} ({best_v} req/s) and the worst {worst} "
+        "{v20}. The best variant is {best} ({best_v} req/s) and the worst {worst} "
         "({worst_v}); NWC against WC: {n10} vs {w10} at P = 10 ms, {n100} vs {w100} at 100 ms "
         "and {n1000} vs {w1000} at 1000 ms (the paper's worst is SEDF NWC P = 1000 ms). "
         "Measured cause: in WC at 1000 ms the guest runs 500-ms EDF slices in which Dom0 cannot "
@@ -511,19 +511,19 @@ EXPLAIN_WEB_1CPU = {
         "1000-ms row too. Neither receive-ring overflow nor TCP's 200-ms minimum "
         "retransmission timeout is that cost (claim 17, (c) and (d)): Dom0 waits at most "
         "{wkmax_1000} ms in WC at 1000 ms, and replies are in flight for p99 {nt99_1000} ms in "
-        "NWC at 1000 ms."
+        "NWC at 1000 ms. " + _SOURCE
     ),
     "21": (
-        _SOURCE + "{v21}: over weights 0.5-4 Dom0's CPU stays within {w21_lo}-{w21_hi} points "
+        "{v21}: over weights 0.5-4 Dom0's CPU stays within {w21_lo}-{w21_hi} points "
         "({c21_lo}-{c21_hi} %) for BVT and SEDF WC while throughput varies x{s21_lo}-{s21_hi}: "
         "the weight changes how Dom0 and the guest interleave, and each alternation costs both "
-        "of them CPU. " + _ALTERNATION
+        "of them CPU. " + _ALTERNATION + _SOURCE
     ),
     "4": (
-        _SOURCE + "{v4}: Dom1 at {nu10} / {nu100} / {nu1000} % at P = 10 / 100 / 1000 ms with "
+        "{v4}: Dom1 at {nu10} / {nu100} / {nu1000} % at P = 10 / 100 / 1000 ms with "
         "the CPU partly idle (Dom0 + Dom1 = {nt10} / {nt100} / {nt1000} %, paper 77 / 85 / "
         "90): SEDF 3.0.2's short-block rule repays a blocked domain's lost slice in extra-time "
-        "quanta, and the open loop keeps the guest busy through its slice."
+        "quanta, and the open loop keeps the guest busy through its slice. " + _SOURCE
     ),
 }
 
@@ -647,7 +647,7 @@ def _explain_web_1cpu(t: Table) -> dict[str, Any]:
 _WL_SOURCE = (
     "The model: the switch-cost model on, iperf's receive window at the 174 760 bytes Linux "
     "2.6.16 autotunes to (`setups.IPERF_RECV_SOCKET_BYTES`) and the web server holding 278 "
-    "connections (`setups.WEB_HELD_CONNECTIONS`). "
+    "connections (`setups.WEB_HELD_CONNECTIONS`)."
 )
 #: dd's bound, quoted by the three explanations.
 _DD_BOUND = (
@@ -680,16 +680,16 @@ _DD_NOW = (
 
 EXPLAIN_WORKLOADS = {
     "E001-2": (
-        _WL_SOURCE + "{v_e2}: {n_pass} of {n_series} series vary by 20 % or more over the "
+        "{v_e2}: {n_pass} of {n_series} series vary by 20 % or more over the "
         "weights: web x{web_lo}-{web_hi} and iperf x{iperf_lo}-{iperf_hi} over the schedulers "
         "and modes (the per-alternation costs make the weights bind, see "
         "cherkasova2007-web-1cpu), and dd under Credit NWC x{dd_credit_nwc} (the guest's cap "
         "of 20 % at ratio 4 is just above its {dd_need} % need, its CPU under Credit WC there, "
         "and Credit 3.0.3 enforces caps in whole 30-ms accounting periods). Below x1.20: "
-        "{e2_fails}. " + _DD_NOW + _DD_BOUND
+        "{e2_fails}. " + _DD_NOW + _DD_BOUND + _WL_SOURCE
     ),
     "22a": (
-        _WL_SOURCE + "{v22a}. NWC/WC throughput, mean over the weights: web SEDF "
+        "{v22a}. NWC/WC throughput, mean over the weights: web SEDF "
         "{mean_web_sedf}, Credit {mean_web_credit}; iperf SEDF {mean_iperf_sedf}, Credit "
         "{mean_iperf_credit}; dd SEDF {mean_disk_sedf}, Credit {mean_disk_credit}. NWC is not "
         "below WC (NWC/WC at or above 0.995) for web and iperf at: {not_below}. Credit 3.0.3 "
@@ -718,13 +718,13 @@ EXPLAIN_WORKLOADS = {
         "/ 420 / 223 with both domains capped; the guest's cap (80 %, 67 %) is then above its "
         "64 % need at 0.25 and 0.5, so NWC comes within 4 % of WC there (WC 902 and 905 in "
         "the same runs) with no cap binding; the rule is not adopted, for want of this "
-        "paper's word on it."
+        "paper's word on it. " + _WL_SOURCE
     ),
     "22b": (
-        _WL_SOURCE + "{v22b}. Best/worst WC scheduler, mean over the weights: web "
+        "{v22b}. Best/worst WC scheduler, mean over the weights: web "
         "x{sched_web}, iperf x{sched_iperf}, dd x{sched_disk} (required x1.10: the schedulers "
         "differ in how often Dom0 and the guest alternate, and each alternation costs both "
-        "CPU). dd: " + _DD_NOW + _DD_BOUND
+        "CPU). dd: " + _DD_NOW + _DD_BOUND + _WL_SOURCE
     ),
 }
 

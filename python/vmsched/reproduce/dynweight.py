@@ -274,7 +274,7 @@ _DW_SOURCE = (
     "The model: the `cherkasova2007` switch costs on, the web server holding the 278 "
     "connections of Apache 2 prefork and Linux's listen queue (`setups.WEB_HELD_CONNECTIONS`) "
     "and iperf's receive window at the 174 760 bytes Linux 2.6.16 autotunes to "
-    "(`setups.IPERF_RECV_SOCKET_BYTES`). "
+    "(`setups.IPERF_RECV_SOCKET_BYTES`)."
 )
 
 #: dd in this run, before the claim-35 text's numbers from an earlier run.
@@ -287,7 +287,7 @@ _DD_NOW = (
 
 EXPLAIN = {
     "32": (
-        _DW_SOURCE + "{v32}. SEDF: {sedf_web} req/s (x{sedf_web_x}, paper x1.63): its slice "
+        "{v32}. SEDF: {sedf_web} req/s (x{sedf_web_x}, paper x1.63): its slice "
         "for Dom0 grows with the ratio and Dom0 runs more often, each execution paying the "
         "switch's refill. Credit: {credit_web} req/s (x{credit_web_x}, paper x1.94); after "
         "its cliff (ratios 1-3) its throughput varies x{credit_web_after}. **Model**: "
@@ -296,19 +296,20 @@ EXPLAIN = {
         "of 0.9-4.7 %) and needs the guest OVER a growing part of the time as its entitlement "
         "shrinks; with tick-sampled charging it was OVER 83-87 % at every ratio from 1. "
         "With BOOST (3.0.4; 10-s runs, seed 1, of the model at commit fd5592c) the sweep was "
-        "flat too (918 → 566 → 564 → 549 → 549 → 549): every wake of an UNDER Dom0 preempts."
+        "flat too (918 → 566 → 564 → 549 → 549 → 549): every wake of an UNDER Dom0 preempts. "
+        + _DW_SOURCE
     ),
     "33": (
-        _DW_SOURCE + "{v33}. Credit's cliff from 0.5 to 1: {credit_cliff} (x{credit_cliff_x}, "
+        "{v33}. Credit's cliff from 0.5 to 1: {credit_cliff} (x{credit_cliff_x}, "
         "paper x1.74) against SEDF's {sedf_cliff} (x{sedf_cliff_x}, paper x1.17); at 0.5 "
         "Credit {credit_05} vs SEDF {sedf_05}. SEDF minus Credit at ratios 1-3: "
         "{sedf_lead} req/s (the paper has SEDF ahead at every ratio from 1). Measured cause: "
         "SEDF keeps falling as Dom0's slice grows, while Credit stays nearly flat from ratio 1 "
-        "on. " + _CREDIT_FLAT
+        "on. " + _CREDIT_FLAT + " " + _DW_SOURCE
     ),
     "34": (
-        _DW_SOURCE + "(The earlier 87 380-byte window was the initial buffer, not what the "
-        "stream runs with.) {v34}. Credit: {credit_iperf} Mbit/s (paper 220 → 188). "
+        "{v34}. (The earlier 87 380-byte window was the initial buffer, not what the "
+        "stream runs with.) Credit: {credit_iperf} Mbit/s (paper 220 → 188). "
         "Priorities sampled every 1 ms over 5 s and 10-s runs (seed 1), of the model at "
         "commit fd5592c: at ratios 0.5-2 Dom0, using 70 % of the CPU, was OVER 84-96 % of the "
         "time and the guest UNDER, so Dom0 ran in batches (690-1 760 executions/s, 48 down to "
@@ -334,17 +335,17 @@ EXPLAIN = {
         "while Credit keeps it {credit_iperf_busy_05} % busy. The chapter does not say how a "
         "weight maps to SEDF (slices filling the period in the ratio, as for Cherkasova's "
         "rows; SEDF's weight mode, `xm sched-sedf -w`, was tried (model at commit 6bc03dc) and "
-        "gave the same throughput at every ratio on 3.0.2)."
+        "gave the same throughput at every ratio on 3.0.2). " + _DW_SOURCE
     ),
     "35": (
-        _DW_SOURCE + _DD_NOW + "Fails on one point: SEDF and Credit agree "
+        _DD_NOW + "Fails on one point: SEDF and Credit agree "
         "within 1.1 % (paper ~4 %), but neither rises with Dom0's weight (SEDF 36.5-36.6, Credit "
         "36.9 MB/s at every ratio; paper +8 % and +14 %). **Setup, from the text**: dd is the "
         "only load (the chapter's setup is dd in the guest, Dom0 otherwise idle). It is bound "
         "by the disk and its read-ahead round trip (disk 73 % busy; the host 23 % busy: guest "
         "19.3 %, Dom0 3.6-4.0 %), so no domain ever waits for the CPU and no weight can bind: "
         "the sweep is flat by construction. The paper's mild rise implies Dom0 was contended "
-        "in its dd runs, by something its text does not describe."
+        "in its dd runs, by something its text does not describe. " + _DW_SOURCE
     ),
 }
 
