@@ -420,7 +420,13 @@ class Reproduction:
     summaries: list[dict[str, Any]]
     table: Table
     verdicts: list[ClaimResult]
-    #: Wall time of the whole batch this experiment was run in.
+    #: Wall seconds from the start of the batch this experiment was simulated in until
+    #: this experiment's runs were all back (its report could be made). Not the
+    #: experiment's own cost (that is `sim_wall_s`): `run_experiments` returns every
+    #: experiment of a batch together, so each gets the whole batch's time; the pipeline
+    #: of `vmsched reproduce` (`pipeline.run_and_draw`) makes each experiment's report as
+    #: soon as its own runs are back, so its time includes whatever other experiments'
+    #: runs the workers did before and excludes those done after.
     wall_s: float
     jobs: int
     #: The seeds every configuration ran with.

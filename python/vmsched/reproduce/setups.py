@@ -32,11 +32,12 @@ from vmsched.api import catalogue
 from vmsched.reproduce.framework import Params, fmt_value
 from vmsched.scheduler import is_spec, register
 
-#: Where the explanations of the published experiments' claims come from (the report says so
-#: above the claims; docs/reproduce.md has the run times and the sensitivity runs).
+#: Where the explanations of the Cherkasova and dynamic-weight claims come from (the report
+#: says so above the claims; docs/reproduce.md has the run times and the sensitivity runs):
+#: their reasoning; the numbers they quote are the run's own (`explain`), or name their run.
 EXPLAINED_FROM = (
-    "the full-length runs (`vmsched reproduce --all`) of the model at commit 0b42cec, with "
-    "targeted runs besides"
+    "the full-length runs (`vmsched reproduce`) and targeted runs of the model from commit "
+    "0b42cec to commit 5f7a47b"
 )
 
 #: The platform profiles of the testbeds.
