@@ -66,7 +66,11 @@ RECALIBRATED: dict[str, dict[str, object]] = {
 #: `domains.switch_cost`: a key inside every element of a list counts as the
 #: list's). They are new reports, not changed results: the check drops them
 #: and compares everything the references hold, bit for bit.
-ADDED_SUMMARY_KEYS: set[str] = {"domains.switch_cost", "host.io.tcp_options_bytes"}
+ADDED_SUMMARY_KEYS: set[str] = {
+    "domains.switch_cost",
+    "host.io.tcp_options_bytes",
+    "host.io.disk_busy_pct",
+}
 
 
 #: The time-series columns the references' digest covers, in the frame's order.

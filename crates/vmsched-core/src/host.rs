@@ -157,6 +157,12 @@ pub struct IoCosts {
     pub guest_pkt_ns: u64,
     /// Guest CPU per disk request in its block front end (issue plus completion).
     pub guest_disk_ns: u64,
+    /// Guest CPU per read() call of a file through the page cache, besides
+    /// the copy: the system call, the page-cache lookup, and (dd) the
+    /// write() to /dev/null that follows it.
+    pub guest_read_call_ns: u64,
+    /// Guest CPU per KiB copied from the page cache to user space.
+    pub guest_copy_kb_ns: u64,
     /// Guest CPU per web request besides its packets (the web server's work).
     pub web_request_ns: u64,
     /// Guest CPU per OLTP transaction besides its disk requests (the database's work).
@@ -270,6 +276,18 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         "ns",
         0,
         "Guest CPU per disk request (block front end, issue and completion).",
+    ),
+    cost(
+        "guest_read_call_ns",
+        "ns",
+        0,
+        "Guest CPU per read() of a file through the page cache besides the copy (system call, page-cache lookup; dd's write() to /dev/null with it).",
+    ),
+    cost(
+        "guest_copy_kb_ns",
+        "ns",
+        0,
+        "Guest CPU per KiB copied from the page cache to user space.",
     ),
     cost(
         "web_request_ns",
@@ -553,6 +571,8 @@ impl Platform {
                 disk_write_ns: ns("disk_write_ns"),
                 guest_pkt_ns: ns("guest_pkt_ns"),
                 guest_disk_ns: ns("guest_disk_ns"),
+                guest_read_call_ns: ns("guest_read_call_ns"),
+                guest_copy_kb_ns: ns("guest_copy_kb_ns"),
                 web_request_ns: ns("web_request_ns"),
                 oltp_txn_ns: ns("oltp_txn_ns"),
                 fid: crate::io::IoFidelity::from_params(p),

@@ -9,6 +9,7 @@
 
 use super::IoReq;
 use crate::host::IoCosts;
+use crate::time::Time;
 use std::collections::VecDeque;
 
 /// A disk: one request in service at a time, FIFO queue. A request that
@@ -24,6 +25,10 @@ pub struct Disk {
     pub busy: bool,
     /// Where the head is (the end of the last request served).
     pub head: u64,
+    /// Service time of the requests started since the measurement began
+    /// (the one in service counted whole), and when the one in service ends.
+    pub busy_ns: u64,
+    pub busy_until: Time,
 }
 
 impl Disk {
@@ -36,7 +41,35 @@ impl Disk {
             queue: VecDeque::new(),
             busy: false,
             head: 0,
+            busy_ns: 0,
+            busy_until: Time::ZERO,
         }
+    }
+
+    /// A request of `service_ns` starts at `now`.
+    pub fn note_service(&mut self, now: Time, service_ns: u64) {
+        self.busy_ns += service_ns;
+        self.busy_until = now.after(service_ns);
+    }
+
+    /// Time the disk was busy from the start of the measurement to `now`.
+    pub fn busy_at(&self, now: Time) -> u64 {
+        let ahead = if self.busy_until > now {
+            self.busy_until.since(now)
+        } else {
+            0
+        };
+        self.busy_ns.saturating_sub(ahead)
+    }
+
+    /// The measurement starts at `now`: only what is left of the request
+    /// in service counts.
+    pub fn reset_busy(&mut self, now: Time) {
+        self.busy_ns = if self.busy_until > now {
+            self.busy_until.since(now)
+        } else {
+            0
+        };
     }
 
     /// Service time of `r` given the head position; moves the head.
