@@ -49,6 +49,9 @@ OVERRIDES: dict[str, object] = {
     # the 40-byte TCP/IP header (MSS = MTU - 40) the references were
     # written with.
     "tcp_options_bytes": 0,
+    # The driver domain's block layer merging adjacent queued disk requests
+    # (docs/io.md#the-disk): 0 is no merging, as the references were written.
+    "disk_max_request_kb": 0.0,
 }
 
 #: Base costs of a built-in profile recalibrated on its named row after the

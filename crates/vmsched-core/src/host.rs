@@ -188,6 +188,9 @@ pub struct IoCosts {
     pub disk_bps: u64,
     /// Fixed controller and command overhead per disk request, ns.
     pub disk_request_ns: u64,
+    /// Largest disk request the driver domain's block layer merges queued
+    /// requests into, bytes (0: no merging).
+    pub disk_max_request: u64,
     /// The driver domain's backends run as kernel threads (`true`: they
     /// preempt the driver domain's own processes only at its next
     /// scheduler tick) rather than in softirq context (`false`: at once).
@@ -476,6 +479,17 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         scope: ParamScope::Global,
         doc: "Fixed controller and command overhead per request.",
     },
+    ParamSpec {
+        name: "disk_max_request_kb",
+        unit: "KiB",
+        kind: ParamKind::Float {
+            min: 0.0,
+            max: 1_048_576.0,
+        },
+        default: Default::Float(0.0),
+        scope: ParamScope::Global,
+        doc: "Largest request the driver domain's block layer builds by merging adjacent queued requests of one guest (the device's max_sectors_kb); 0 = no merging.",
+    },
 ];
 
 const fn cost(
@@ -506,6 +520,7 @@ pub const DEVICE_OVERRIDES: &[(&str, &str, &str)] = &[
     ("disk", "rpm", "disk_rpm"),
     ("disk", "transfer_mb_s", "disk_transfer_mb_s"),
     ("disk", "request_us", "disk_request_us"),
+    ("disk", "max_request_kb", "disk_max_request_kb"),
 ];
 
 /// Built-in profiles: (name, TOML text).
@@ -588,6 +603,7 @@ impl Platform {
                 },
                 disk_bps: (f("disk_transfer_mb_s") * 1e6).round() as u64,
                 disk_request_ns: (f("disk_request_us") * 1e3).round() as u64,
+                disk_max_request: (f("disk_max_request_kb") * 1024.0).round() as u64,
                 backend_thread: p.str("backend_context") == "thread",
                 guest_tick_ns: (f("guest_tick_ms") * 1e6).round() as u64,
             },
