@@ -494,33 +494,33 @@ _WL_SOURCE = (
 )
 #: dd's bound, quoted by the three explanations.
 _DD_BOUND = (
-    "dd is the only load and is bound by the disk and its read-ahead round trip: about "
-    "35 600-36 000 KB/s at every weight under every WC scheduler, one 128-KiB request at a "
-    "time (disk 73-74 % busy), the guest at 19.3-19.5 % and Dom0 at 3.6-4.0 % of the CPU, "
-    "so no domain ever waits for the CPU in WC mode and no weight can bind: flat by "
-    "construction of the paper's setup (dd is alone in the guest, 1-KB blocks read through "
-    "the page cache, whose read-ahead makes the requests). Two other readings of the text's "
-    "'dd reading 1000 1-KB blocks' were measured (10-s runs, seed 1, all 25 dd "
-    "configurations): 1 000 blocks per dd run, each run from a cold cache and a seek, give "
-    "24 500-24 630 KB/s, x1.00 over the weights in WC; 1-KB reads without read-ahead (each "
-    "block its own request through Dom0, as direct I/O would issue them) put Dom0 at 39-42 % "
-    "and the guest at 16-18 % of the CPU for 3 090-3 360 KB/s, still x1.00-1.01 in WC "
-    "(best/worst WC scheduler x1.07-1.09), while in NWC the caps bind, Dom0's at ratios 0.25 "
-    "and 0.5 (SEDF x1.91, Credit x2.06 over the weights; NWC/WC 0.47-1.00). In every "
-    "reading the WC host has idle CPU (at least 40 %), and an idle CPU runs every waker at "
-    "once under all three "
-    "schedulers: for dd to depend on Dom0's weight in WC mode something else would have to "
-    "compete for the CPU, which the text does not describe. "
+    "dd is the only load and is bound by the disk: Linux 2.6.16's read-ahead keeps its next "
+    "128-KiB window in flight while dd copies the current one, so the disk is 100 % busy and "
+    "dd reads 47 039 KB/s (48.2 MB/s) at every weight under every WC scheduler (blkfront's "
+    "44-KiB requests, merged back by Dom0's block layer into one disk request per window), "
+    "the guest at 24.7 % and Dom0 at 7.7-8.2 % of the CPU, the host 67 % idle, so no domain "
+    "ever waits for the CPU in WC mode and no weight can bind: flat by construction of the "
+    "paper's setup (dd is alone in the guest, 1-KB blocks read through the page cache, whose "
+    "read-ahead makes the requests). Two other readings of the text's 'dd reading 1000 1-KB "
+    "blocks' were measured (10-s runs, seed 1, all 25 dd configurations, the same model): "
+    "1 000 blocks per dd run, each run from a cold cache and a seek, give 25 190-25 350 KB/s "
+    "in WC, x1.01 over the weights; read-ahead off (each 4-KiB page read on its own, a round "
+    "trip through Dom0) puts Dom0 at 31-33 % and the guest at 17-19 % of the CPU for "
+    "9 830-10 580 KB/s, x1.00-1.01 over the weights in WC (best/worst WC scheduler x1.07), "
+    "while in NWC the caps bind at ratio 0.25 (SEDF x1.53, Credit x1.74 over the weights). "
+    "In every reading the WC host has idle CPU (at least 48 %), and an idle CPU runs every "
+    "waker at once under all three schedulers: for dd to depend on Dom0's weight in WC mode "
+    "something else would have to compete for the CPU, which the text does not describe. "
 )
 
 EXPLAIN_WORKLOADS = {
     "E001-2": (
-        _WL_SOURCE + "Not reproduced, on dd alone. 11 of 15 series vary by 20 % or more: web "
-        "x1.52-3.44 and iperf x1.43-3.16 under every scheduler and mode (the per-alternation "
-        "costs make the weights bind, see cherkasova2007-web-1cpu), and dd under Credit NWC "
-        "x1.21 (the guest's cap of 20 % at ratio 4 is just above its 19.5 % need, and "
-        "Credit 3.0.3 enforces caps in whole 30-ms accounting periods). The four that fail are "
-        "dd under BVT, SEDF and Credit in WC and under SEDF in NWC (x1.00). " + _DD_BOUND
+        _WL_SOURCE + "Not reproduced, on dd alone. 12 of 15 series vary by 20 % or more: web "
+        "x1.52-3.44 and iperf x1.41-3.14 under every scheduler and mode (the per-alternation "
+        "costs make the weights bind, see cherkasova2007-web-1cpu), and dd in NWC, SEDF x1.22 "
+        "and Credit x1.37 (at ratio 4 the guest's share, a 2-ms slice in each 10-ms period or "
+        "a 20 % cap, is below its 24.7 % need: 38 406 and 33 753 KB/s). The three that fail "
+        "are dd under BVT, SEDF and Credit in WC (x1.00). " + _DD_BOUND
     ),
     "22a": (
         _WL_SOURCE + "Not reproduced. NWC is below WC on average for web (SEDF 0.69, Credit "
@@ -533,7 +533,10 @@ EXPLAIN_WORKLOADS = {
         "serves the packets in batches (web at ratio 1: 472 executions/s of 29 I/O events), "
         "where in WC Dom0, UNDER, preempts the OVER guest at nearly every wake (3 564 "
         "executions/s of 3.5 events; 3.0.3 has no BOOST); and SEDF iperf ties at ratio 2 "
-        "(WC 177.9, NWC 178.3 Mbit/s) and dd ties everywhere. Measured cause of the SEDF "
+        "(WC 177.9, NWC 178.3 Mbit/s). dd: SEDF's NWC/WC is 1.00 at ratios 0.25-2 and 0.82 at 4 "
+        "(mean 0.96), Credit's 0.86 / 0.98 / 0.94 / 0.93 / 0.72 (mean 0.88; the guest's cap "
+        "binds at 4, the cause of the losses at 0.25-2, where neither cap is below its "
+        "domain's need, was not measured). Measured cause of the SEDF "
         "iperf tie (a 10-s run at "
         "ratio 2, seed 1): in WC mode under 3.0.2's short-block rule Dom0, which short-blocks "
         "on every burst of packets, is owed its lost slice again and again and repays it in "
@@ -553,7 +556,7 @@ EXPLAIN_WORKLOADS = {
     "22b": (
         _WL_SOURCE + "Not reproduced, on dd alone. Web and iperf pass (best/worst WC scheduler "
         "x1.15 and x1.19 on average: the schedulers differ in how often Dom0 and the guest "
-        "alternate, and each alternation costs both CPU). dd fails (x1.01): " + _DD_BOUND
+        "alternate, and each alternation costs both CPU). dd fails (x1.00): " + _DD_BOUND
     ),
 }
 
