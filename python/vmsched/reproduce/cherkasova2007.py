@@ -651,31 +651,31 @@ _WL_SOURCE = (
 )
 #: dd's bound, quoted by the three explanations.
 _DD_BOUND = (
-    "dd is the only load and is bound by the disk and its read-ahead round trip: about "
-    "35 600-36 000 KB/s at every weight under every WC scheduler, one 128-KiB request at a "
-    "time (disk 73-74 % busy), the guest at 19.3-19.5 % and Dom0 at 3.6-4.0 % of the CPU, "
-    "so no domain ever waits for the CPU in WC mode and no weight can bind: flat by "
-    "construction of the paper's setup (dd is alone in the guest, 1-KB blocks read through "
-    "the page cache, whose read-ahead makes the requests). Two other readings of the text's "
-    "'dd reading 1000 1-KB blocks' were measured (10-s runs, seed 1, all 25 dd "
-    "configurations): 1 000 blocks per dd run, each run from a cold cache and a seek, give "
-    "24 500-24 630 KB/s, x1.00 over the weights in WC; 1-KB reads without read-ahead (each "
-    "block its own request through Dom0, as direct I/O would issue them) put Dom0 at 39-42 % "
-    "and the guest at 16-18 % of the CPU for 3 090-3 360 KB/s, still x1.00-1.01 in WC "
-    "(best/worst WC scheduler x1.07-1.09), while in NWC the caps bind, Dom0's at ratios 0.25 "
-    "and 0.5 (SEDF x1.91, Credit x2.06 over the weights; NWC/WC 0.47-1.00). In every "
-    "reading the WC host has idle CPU (at least 40 %), and an idle CPU runs every waker at "
-    "once under all three "
-    "schedulers: for dd to depend on Dom0's weight in WC mode something else would have to "
-    "compete for the CPU, which the text does not describe. "
+    "dd is the only load and is bound by the disk: Linux 2.6.16's read-ahead keeps its next "
+    "128-KiB window in flight while dd copies the current one, so the disk is 100 % busy and "
+    "dd reads 47 039 KB/s (48.2 MB/s) at every weight under every WC scheduler (blkfront's "
+    "44-KiB requests, merged back by Dom0's block layer into one disk request per window), "
+    "the guest at 24.7 % and Dom0 at 7.7-8.2 % of the CPU, the host 67 % idle, so no domain "
+    "ever waits for the CPU in WC mode and no weight can bind: flat by construction of the "
+    "paper's setup (dd is alone in the guest, 1-KB blocks read through the page cache, whose "
+    "read-ahead makes the requests). Two other readings of the text's 'dd reading 1000 1-KB "
+    "blocks' were measured (10-s runs, seed 1, all 25 dd configurations, the same model): "
+    "1 000 blocks per dd run, each run from a cold cache and a seek, give 25 190-25 350 KB/s "
+    "in WC, x1.01 over the weights; read-ahead off (each 4-KiB page read on its own, a round "
+    "trip through Dom0) puts Dom0 at 31-33 % and the guest at 17-19 % of the CPU for "
+    "9 830-10 580 KB/s, x1.00-1.01 over the weights in WC (best/worst WC scheduler x1.07), "
+    "while in NWC the caps bind at ratio 0.25 (SEDF x1.53, Credit x1.74 over the weights). "
+    "In every reading the WC host has idle CPU (at least 48 %), and an idle CPU runs every "
+    "waker at once under all three schedulers: for dd to depend on Dom0's weight in WC mode "
+    "something else would have to compete for the CPU, which the text does not describe. "
 )
 
 #: dd in this run, then its bound as the text below (`_DD_BOUND`) measured it in other runs.
 _DD_NOW = (
     "In this run dd reads {dd_lo}-{dd_hi} KB/s at every weight under the WC schedulers, the "
     "guest at {dd_guest_lo}-{dd_guest_hi} % and Dom0 at {dd_dom0_lo}-{dd_dom0_hi} % of the CPU. "
-    "As measured in the full-length run of the model at commit 5016e1a and 10-s runs of the "
-    "model at commit f2df571 (not this run): "
+    "As measured in the full-length run and 10-s runs of the model at commit 269ea89 (not "
+    "this run): "
 )
 
 EXPLAIN_WORKLOADS = {
@@ -683,9 +683,10 @@ EXPLAIN_WORKLOADS = {
         "{v_e2}: {n_pass} of {n_series} series vary by 20 % or more over the "
         "weights: web x{web_lo}-{web_hi} and iperf x{iperf_lo}-{iperf_hi} over the schedulers "
         "and modes (the per-alternation costs make the weights bind, see "
-        "cherkasova2007-web-1cpu), and dd under Credit NWC x{dd_credit_nwc} (the guest's cap "
-        "of 20 % at ratio 4 is just above its {dd_need} % need, its CPU under Credit WC there, "
-        "and Credit 3.0.3 enforces caps in whole 30-ms accounting periods). Below x1.20: "
+        "cherkasova2007-web-1cpu), and dd in NWC under SEDF x{dd_sedf_nwc} and Credit "
+        "x{dd_credit_nwc} (at ratio 4 the guest's share, a 2-ms slice in each 10-ms period or a "
+        "20 % cap, is set against its {dd_need} % need, its CPU under Credit WC there; Credit "
+        "3.0.3 enforces caps in whole 30-ms accounting periods). Below x1.20: "
         "{e2_fails}. " + _DD_NOW + _DD_BOUND + _WL_SOURCE
     ),
     "22a": (
@@ -708,10 +709,9 @@ EXPLAIN_WORKLOADS = {
         "(12 utilisation quanta) and lives on its 3.3-ms slice, the same as in NWC mode; with "
         "3.0.3's rule (one quantum repays the loss) SEDF iperf stayed at 240-249 Mbit/s at "
         "every ratio in the same runs, but Table 1's NWC rows need 3.0.2's "
-        "(cherkasova2007-web-1cpu). dd: "
-        + _DD_NOW
-        + _DD_BOUND
-        + "Caps for the guest only (the rule of "
+        "(cherkasova2007-web-1cpu). dd: the guest's share binds at ratio 4; the cause of "
+        "Credit's NWC losses at the ratios where no cap is below its domain's need was not "
+        "measured. " + _DD_NOW + _DD_BOUND + "Caps for the guest only (the rule of "
         "the dynamic-weight chapter, which mirrors this experiment; this paper gives no Credit "
         "caps) were measured too (5-s runs, seed 1, of the model at commit d9b4578): web "
         "Credit NWC 872 / 909 / 681 / 420 / 223 req/s at ratios 0.25-4 against 538 / 833 / 680 "
@@ -965,6 +965,7 @@ def _explain_workloads(t: Table) -> dict[str, Any]:
         mine = [s for (w, _), s in spreads.items() if w == wl]
         f[f"{wl}_lo"], f[f"{wl}_hi"] = f"{min(mine):.2f}", f"{max(mine):.2f}"
     f["dd_credit_nwc"] = f"{spreads[('disk', label('credit', {'mode': 'nwc'}))]:.2f}"
+    f["dd_sedf_nwc"] = f"{spreads[('disk', label('sedf', {'mode': 'nwc'}))]:.2f}"
     need = t.get("credit", "dom1_cpu_pct", workload="disk", mode="wc", dom0_weight_ratio=4)
     f["dd_need"] = f"{need:.1f}"
     fails = [f"{wl} {name} (x{s:.2f})" for (wl, name), s in spreads.items() if s < 1.2]

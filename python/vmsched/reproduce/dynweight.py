@@ -282,7 +282,7 @@ _DD_NOW = (
     "{v35}. In this run: SEDF {sedf_disk} and Credit {credit_disk} MB/s over the ratios "
     "(largest gap {disk_gap} %), the guest at {disk_guest_lo}-{disk_guest_hi} % and Dom0 at "
     "{disk_dom0_lo}-{disk_dom0_hi} % of the CPU. As measured in the full-length run of the "
-    "model at commit 6bc03dc (not this run): "
+    "model at commit 269ea89 (not this run): "
 )
 
 EXPLAIN = {
@@ -339,11 +339,12 @@ EXPLAIN = {
     ),
     "35": (
         _DD_NOW + "Fails on one point: SEDF and Credit agree "
-        "within 1.1 % (paper ~4 %), but neither rises with Dom0's weight (SEDF 36.5-36.6, Credit "
-        "36.9 MB/s at every ratio; paper +8 % and +14 %). **Setup, from the text**: dd is the "
+        "(paper within ~4 %), but neither rises with Dom0's weight (paper +8 % and +14 %). "
+        "**Setup, from the text**: dd is the "
         "only load (the chapter's setup is dd in the guest, Dom0 otherwise idle). It is bound "
-        "by the disk and its read-ahead round trip (disk 73 % busy; the host 23 % busy: guest "
-        "19.3 %, Dom0 3.6-4.0 %), so no domain ever waits for the CPU and no weight can bind: "
+        "by the disk: Linux 2.6.16's read-ahead keeps the next 128-KiB window in flight while "
+        "dd copies the current one, so the disk is 100 % busy and the host 67 % idle (guest "
+        "24.7 %, Dom0 7.7-8.2 %); no domain ever waits for the CPU and no weight can bind: "
         "the sweep is flat by construction. The paper's mild rise implies Dom0 was contended "
         "in its dd runs, by something its text does not describe. " + _DW_SOURCE
     ),
