@@ -175,7 +175,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help=(
-            "rerun each experiment's quick grid with every estimated number halved and "
+            "rerun each experiment's sensitivity grid (short runs, one seed) with every "
+            "estimated number halved and "
             "doubled, and report which verdicts hold (default: on for full runs, off with "
             "--quick)"
         ),

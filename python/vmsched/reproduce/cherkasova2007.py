@@ -105,7 +105,10 @@ WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
 THROUGHPUT = {"web": "throughput_req_s", "iperf": "throughput_mbit_s", "disk": "throughput_kb_s"}
 
 FULL = Timing(duration_s=60, warmup_s=5)
-QUICK = Timing(duration_s=5, warmup_s=1, quick=True)
+#: The sensitivity tables' grid (`Experiment.sensitivity`): 5 s after 1 s of warm-up.
+SENSITIVITY = Timing(duration_s=5, warmup_s=1, quick=True)
+#: `--quick`, a smoke check (one seed, `QUICK_REPLICATIONS`): 2 s after 0.5 s of warm-up.
+QUICK = Timing(duration_s=2, warmup_s=0.5, quick=True, smoke=True)
 
 UNITS = {
     "throughput_req_s": "req/s",
@@ -578,6 +581,7 @@ WEB_1CPU = Experiment(
     measure=_web_1cpu_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=_table_1(),
     claims=(
         Claim(
@@ -807,6 +811,7 @@ WORKLOADS_EXP = Experiment(
     measure=_workloads_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     claims=(
         Claim(
             "E001-2",
@@ -901,6 +906,7 @@ SMP = Experiment(
     measure=_web_1cpu_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     figures=(
         Figure(
             file="fig10ab-smp-web.png",
@@ -980,6 +986,7 @@ SMP_SCALING = Experiment(
     measure=_scaling_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     figures=(
         Figure(
             file="fig10c-smp-scaling.png",

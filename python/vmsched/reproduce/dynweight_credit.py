@@ -20,6 +20,7 @@ the 120-s run; the warm-up only restarts the measurements).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from vmsched.reproduce.checks import num
@@ -63,7 +64,10 @@ WEIGHT = 256
 LOAD_MODELS = ("allocation", "vcpu")
 #: 120 s, sampled every 10 s (quick: 6 s, every 2 s).
 FULL = Timing(duration_s=120, warmup_s=0)
-QUICK = Timing(duration_s=6, warmup_s=0, quick=True)
+#: The sensitivity tables' grid (`Experiment.sensitivity`); `--quick` runs the same
+#: lengths with one seed (`QUICK_REPLICATIONS`): the runs are cheap.
+SENSITIVITY = Timing(duration_s=6, warmup_s=0, quick=True)
+QUICK = replace(SENSITIVITY, smoke=True)
 SAMPLE_S = {False: 10.0, True: 2.0}
 
 UNITS = {
@@ -251,6 +255,7 @@ DYNWEIGHT_CREDIT = Experiment(
     derive=_derive,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     figures=tuple(
         Figure(
             file=f"fig{n}-shares-{loads.replace('/', '-')}-{model}.png",

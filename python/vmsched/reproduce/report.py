@@ -396,7 +396,8 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
         Text(
             "Each number marked *estimate* in docs/calibration.md that this experiment uses, "
             "and each setup number the paper leaves open, halved and doubled in turn; the "
-            "`--quick` grid with one seed is rerun for each and every verdict compared with the "
+            "sensitivity grid (short runs) with one seed is rerun for each and every verdict "
+            "compared with the "
             f"same grid's at the profiled values ({table.baseline_reproduced} of {table.judged} "
             "reproduced there). A verdict that flips hinges on that estimate "
             "(`vmsched.reproduce.sensitivity`)."
@@ -422,9 +423,10 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
             Heading(3, "Setups the paper leaves open: the alternatives"),
             Text(
                 "Each setup the paper's text leaves open, other than the one chosen above "
-                "(see the decisions), run the same way (quick grid, one seed). The verdicts "
-                "and simulated numbers under it, beside the chosen setup's in the same quick "
-                f"grid ({table.baseline_reproduced} of {table.judged} reproduced there)."
+                "(see the decisions), run the same way (sensitivity grid, one seed). The "
+                "verdicts and simulated numbers under it, beside the chosen setup's in the same "
+                f"sensitivity grid ({table.baseline_reproduced} of {table.judged} reproduced "
+                "there)."
             ),
         ]
         for r in alts:

@@ -107,7 +107,10 @@ QUICK_MESSAGE_MB = (1,)
 OLTP = {"kind": "oltp", "threads": 4, "rows": 1_000_000}
 
 FULL = Timing(duration_s=60, warmup_s=5)
-QUICK = Timing(duration_s=5, warmup_s=1, quick=True)
+#: The sensitivity tables' grid (`Experiment.sensitivity`): 5 s after 1 s of warm-up.
+SENSITIVITY = Timing(duration_s=5, warmup_s=1, quick=True)
+#: `--quick`, a smoke check (one seed, `QUICK_REPLICATIONS`): 2 s after 0.5 s of warm-up.
+QUICK = Timing(duration_s=2, warmup_s=0.5, quick=True, smoke=True)
 
 UNITS = {
     "throughput_kb_s": "KB/s",
@@ -364,7 +367,7 @@ EXPLAIN_DISK = {
         "i on PCPU i beside Dom0's CPU-test VCPU i, a best-effort wake does not preempt) it "
         "waits a mean 243-248 µs, p99 500-508 µs (65-s S-write run), about 1.1 % of a record; "
         "under Credit and Credit2 it preempts at once (no wait at any of its wakes). "
-        "The setup alternatives (S-write, the sensitivity table's quick grid, one seed): one "
+        "The setup alternatives (S-write, the sensitivity table's grid, one seed): one "
         "44-KiB request at a time (`queue_depth` 1, not what Linux does) gives SEDF 13.9 %, "
         "Credit 1.79 %, Credit2 0.45 %: the claim's ordering, a quarter of its size; with a "
         "one-VCPU guest as well, Credit loses 49.3 % (each of a record's 24 synchronous wakes "
@@ -396,7 +399,7 @@ EXPLAIN_DISK = {
 
 #: What the literal and the earlier readings of Table 3's buffers give (sensitivity table).
 _BUFFER_ALTERNATIVES = (
-    "The setup alternatives (sensitivity table, quick grid) show where the buffer reading "
+    "The setup alternatives (sensitivity table, sensitivity grid) show where the buffer reading "
     "matters: with the send buffer fixed at the printed 16 384 bytes (16 KiB in flight, "
     "1.4 ms of link time) Credit loses 14.6 % under the CPU test, through its 1-ms rate "
     "limit, and SEDF and Credit2, whose waits stay under 0.9 ms, lose under 0.1 %: not the "
@@ -463,7 +466,7 @@ EXPLAIN_OLTP = {
         "get a quarter of the CPU or each transaction to wait milliseconds for the driver "
         "domain. The thesis's text names no scheduler for the 75 % drop (it is cut off); it is "
         "checked as SEDF. The verdict sits on the boundary of the accepted range: under the "
-        "setup alternatives (sensitivity table, quick grid) a one-VCPU guest gives 0.49 and "
+        "setup alternatives (sensitivity table, sensitivity grid) a one-VCPU guest gives 0.49 and "
         "four PCPUs 0.50 on the other side of it, both still an even split of the CPU, not "
         "the thesis's quarter; the chosen setup is not changed for that."
     ),
@@ -642,6 +645,7 @@ DISK = Experiment(
     derive=_disk_derive,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=_table_4(),
     claims=(
         Claim(
@@ -827,6 +831,7 @@ NET = Experiment(
     derive=_net_derive,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=_table_5(),
     claims=(
         Claim(
@@ -969,6 +974,7 @@ OLTP_EXP = Experiment(
     derive=_oltp_derive,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=(
         Published(
             "Appendix A (mean of 10)", "credit", {"case": "dom0-native"}, "transactions_s", 1013.7
@@ -1060,6 +1066,7 @@ CONSOLIDATED = Experiment(
     measure=_consolidated_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     figures=(
         Figure(
             file="fig30-consolidated.png",

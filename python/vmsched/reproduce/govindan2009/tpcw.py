@@ -47,6 +47,7 @@ from vmsched.reproduce.govindan2009.setups import (
     TPCW_FULL,
     TPCW_HOG_SLICE_MS,
     TPCW_QUICK,
+    TPCW_SENSITIVITY,
     UNITS,
     cluster,
     dom0,
@@ -172,6 +173,7 @@ TPCW = Experiment(
     derive=_tpcw_derive,
     full=TPCW_FULL,
     quick=TPCW_QUICK,
+    sensitivity=TPCW_SENSITIVITY,
     published=(
         Published(
             "abstract (scenarios)",
@@ -315,6 +317,7 @@ CONSOLIDATION = Experiment(
     derive=_consolidation_derive,
     full=TPCW_FULL,
     quick=TPCW_QUICK,
+    sensitivity=TPCW_SENSITIVITY,
     published=(
         Published("§5.5, Fig. 9", SEDF, {}, "capacity_hogs", 4),
         Published("§5.5, Fig. 9", COMM, {}, "capacity_hogs", 5),
