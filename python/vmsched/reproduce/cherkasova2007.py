@@ -159,7 +159,7 @@ COMMON_DECISIONS = (
     "close, each round a separate trip through Dom0; iperf's stream is ACK-clocked "
     '(`granularity = "segment"`).',
     "Each domain has one VCPU in the single-CPU runs (the paper does not say; one PCPU).",
-    "Every configuration runs with several seeds (3, 2 with `--quick`): every number is the "
+    "Every configuration runs with several seeds (3, 1 with `--quick`): every number is the "
     "mean over them with its 95 % interval; the warm-up is left out of every number.",
 )
 

@@ -388,7 +388,7 @@ DOM0_RATIO = Experiment(
         "ACK-clocked with the window Linux 2.6.16 autotunes to (174 760 bytes), as there; "
         "iperf: a stream from the remote host into the guest; dd: 1-KB blocks for the whole "
         "run. The disk throughput is converted to dd's MB/s (10^6 bytes).",
-        "Every configuration runs with several seeds (3, 2 with `--quick`); every number is "
+        "Every configuration runs with several seeds (3, 1 with `--quick`); every number is "
         "the mean with its 95 % interval; the warm-up is left out of every number.",
     ),
     units=UNITS,

@@ -246,7 +246,7 @@ DYNWEIGHT_CREDIT = Experiment(
         "by a run of t s whose first t - 10 s are warm-up (a reproduction measures one "
         "summary per run; the runs are deterministic, so each is the first t s of the same "
         "120-s run). The chapter sampled with xentop and XenMon every 10 s.",
-        "Every configuration runs with several seeds (3, 2 with `--quick`); numbers are means "
+        "Every configuration runs with several seeds (3, 1 with `--quick`); numbers are means "
         "with 95 % intervals.",
     ),
     units=UNITS,

@@ -192,7 +192,7 @@ MCREDIT2 = Experiment(
         "SEDF's '100 and 10' are taken as milliseconds, per VCPU (vmsched's SEDF reserves "
         "per VCPU, as Xen's does), with extra time allowed (Xen's default).",
         "No Dom0: the paper does not mention it and nothing here does I/O.",
-        "Every configuration runs with several seeds (3, 2 with `--quick`); numbers are means "
+        "Every configuration runs with several seeds (3, 1 with `--quick`); numbers are means "
         "with 95 % intervals.",
     ),
     units=UNITS,

@@ -169,7 +169,7 @@ COMMON_DECISIONS = (
     "The alternative of one request at a time (`queue_depth` 1, each next request issued "
     "from the guest's VCPU), not what Linux does, is a setup alternative (sensitivity "
     "table), alone and with a one-VCPU guest.",
-    "Every configuration runs with several seeds (3, 2 with `--quick`): every number is the "
+    "Every configuration runs with several seeds (3, 1 with `--quick`): every number is the "
     "mean over them with its 95 % interval; the warm-up is left out of every number.",
 )
 

@@ -203,7 +203,7 @@ COMMON_DECISIONS = (
     "The streaming server: one thread per client, 64 KiB data units of 100 µs of CPU "
     "each besides packet handling (the `streaming` workload's defaults; the paper gives "
     "neither).",
-    "Every configuration runs with several seeds (3, 2 with `--quick`); numbers are means "
+    "Every configuration runs with several seeds (3, 1 with `--quick`); numbers are means "
     "with 95 % intervals.",
 )
 
