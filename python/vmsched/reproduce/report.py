@@ -450,7 +450,11 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
 
 def _setup_line(rep: Reproduction) -> str:
     t = rep.timing
-    mode = "Quick run (`--quick`)" if rep.quick else "Full run"
+    mode = (
+        "Quick run (`--quick`, a smoke check: its verdicts may differ from the full-length run's)"
+        if rep.quick
+        else "Full run"
+    )
     seeds = rep.seeds
     if len(seeds) > 1:
         reps = (
