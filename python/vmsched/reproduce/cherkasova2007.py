@@ -106,7 +106,10 @@ WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
 THROUGHPUT = {"web": "throughput_req_s", "iperf": "throughput_mbit_s", "disk": "throughput_kb_s"}
 
 FULL = Timing(duration_s=60, warmup_s=5)
-QUICK = Timing(duration_s=5, warmup_s=1, quick=True)
+#: The sensitivity tables' grid (`Experiment.sensitivity`): 5 s after 1 s of warm-up.
+SENSITIVITY = Timing(duration_s=5, warmup_s=1, quick=True)
+#: `--quick`, a smoke check (one seed, `QUICK_REPLICATIONS`): 2 s after 0.5 s of warm-up.
+QUICK = Timing(duration_s=2, warmup_s=0.5, quick=True, smoke=True)
 
 UNITS = {
     "throughput_req_s": "req/s",
@@ -166,7 +169,7 @@ COMMON_DECISIONS = (
     "close, each round a separate trip through Dom0; iperf's stream is ACK-clocked "
     '(`granularity = "segment"`).',
     "Each domain has one VCPU in the single-CPU runs (the paper does not say; one PCPU).",
-    "Every configuration runs with several seeds (3, 2 with `--quick`): every number is the "
+    "Every configuration runs with several seeds (3, 1 with `--quick`): every number is the "
     "mean over them with its 95 % interval; the warm-up is left out of every number.",
 )
 
@@ -749,6 +752,7 @@ WEB_1CPU = Experiment(
     measure=_web_1cpu_diagnosed,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=_table_1(),
     claims=(
         Claim(
@@ -1036,6 +1040,7 @@ WORKLOADS_EXP = Experiment(
     measure=_workloads_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     claims=(
         Claim(
             "E001-2",
@@ -1131,6 +1136,7 @@ SMP = Experiment(
     measure=_web_1cpu_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     figures=(
         Figure(
             file="fig10ab-smp-web.png",
@@ -1210,6 +1216,7 @@ SMP_SCALING = Experiment(
     measure=_scaling_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     figures=(
         Figure(
             file="fig10c-smp-scaling.png",

@@ -87,7 +87,10 @@ WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
 THROUGHPUT = {"web": "throughput_req_s", "iperf": "throughput_mbit_s", "disk": "throughput_mb_s"}
 
 FULL = Timing(duration_s=60, warmup_s=5)
-QUICK = Timing(duration_s=5, warmup_s=1, quick=True)
+#: The sensitivity tables' grid (`Experiment.sensitivity`): 5 s after 1 s of warm-up.
+SENSITIVITY = Timing(duration_s=5, warmup_s=1, quick=True)
+#: `--quick`, a smoke check (one seed, `QUICK_REPLICATIONS`): 2 s after 0.5 s of warm-up.
+QUICK = Timing(duration_s=2, warmup_s=0.5, quick=True, smoke=True)
 
 UNITS = {
     "throughput_req_s": "req/s",
@@ -449,7 +452,7 @@ DOM0_RATIO = Experiment(
         "ACK-clocked with the window Linux 2.6.16 autotunes to (174 760 bytes), as there; "
         "iperf: a stream from the remote host into the guest; dd: 1-KB blocks for the whole "
         "run. The disk throughput is converted to dd's MB/s (10^6 bytes).",
-        "Every configuration runs with several seeds (3, 2 with `--quick`); every number is "
+        "Every configuration runs with several seeds (3, 1 with `--quick`); every number is "
         "the mean with its 95 % interval; the warm-up is left out of every number.",
     ),
     units=UNITS,
@@ -457,6 +460,7 @@ DOM0_RATIO = Experiment(
     measure=_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=_published(),
     claims=(
         Claim(

@@ -613,6 +613,7 @@ ENHANCED_EXP = Experiment(
     derive=_derive,
     full=t15.FULL,
     quick=t15.QUICK,
+    sensitivity=t15.SENSITIVITY,
     published=_published(),
     claims=(
         Claim(

@@ -63,9 +63,16 @@ REPLICATION_COLUMNS = (
     "seeds",
     "values",
 )
-#: Seeds per configuration of a full-length run, and of a `--quick` one.
+#: Seeds per configuration of a full-length run, and of a `--quick` one (a smoke check:
+#: one seed, so its intervals are empty).
 FULL_REPLICATIONS = 3
-QUICK_REPLICATIONS = 2
+QUICK_REPLICATIONS = 1
+
+#: The grids an experiment runs: `full` (the full-length runs, the scorecard's), `quick`
+#: (`--quick`: a smoke check that everything runs and every verdict can be judged; fewer
+#: configurations and shorter runs) and `sensitivity` (what the sensitivity tables of a
+#: full-length run rerun with one seed per estimate; `Experiment.sensitivity`).
+GRIDS = ("full", "quick", "sensitivity")
 
 
 # ----- parameters as text -------------------------------------------------------------------
@@ -103,8 +110,12 @@ class Timing:
     warmup_s: float
     #: The seed of every run (the first seed, with replications).
     seed: int = 1
-    #: Whether this is the `--quick` timing (a grid may also be smaller then).
+    #: Whether this is a short timing (`--quick`'s or the sensitivity grid's): a grid may
+    #: also be smaller then.
     quick: bool = False
+    #: Whether this is `--quick`'s smoke timing: a grid may drop configurations its
+    #: claims do not need (every verdict must stay computable).
+    smoke: bool = False
     #: Seeds per configuration; None: FULL_REPLICATIONS, or QUICK_REPLICATIONS if quick.
     replications: int | None = None
 
@@ -229,7 +240,7 @@ def default_label(scheduler: str, params: Params) -> str:
 class Alternative:
     """A setup the paper's text leaves open, other than the one the experiment chose.
 
-    The sensitivity table (`vmsched.reproduce.sensitivity`) reruns the quick grid with
+    The sensitivity table (`vmsched.reproduce.sensitivity`) reruns the sensitivity grid with
     `apply` rewriting every run's scenario data, and the report gives the verdicts and
     the simulated numbers under it beside the chosen setup's."""
 
@@ -292,11 +303,25 @@ class Experiment:
     #: defect (`vmsched.reproduce.binding`).
     flat_explained: Mapping[str, str] = field(default_factory=dict, compare=False)
     #: Setups the paper leaves open that the experiment did not choose: run as sensitivity
-    #: cases (quick grid, one seed) when the sensitivity table is made.
+    #: cases (sensitivity grid, one seed) when the sensitivity table is made.
     alternatives: tuple[Alternative, ...] = field(default=(), compare=False)
+    #: The run lengths of the sensitivity grid (`GRIDS`), which the sensitivity tables
+    #: rerun; None: the `quick` timing.
+    sensitivity: Timing | None = None
 
-    def runs(self, quick: bool) -> list[Run]:
-        return self.grid(self.quick if quick else self.full)
+    def timing(self, grid: str) -> Timing:
+        """The run lengths of one of `GRIDS`."""
+        if grid == "full":
+            return self.full
+        if grid == "quick":
+            return self.quick
+        if grid == "sensitivity":
+            return self.sensitivity if self.sensitivity is not None else self.quick
+        raise InternalError(f"{grid!r} is not a grid; expected one of {', '.join(GRIDS)}")
+
+    def runs(self, quick: bool, *, grid: str | None = None) -> list[Run]:
+        """The runs of the full-length grid, or `--quick`'s with `quick`, or `grid`'s."""
+        return self.grid(self.timing(grid or ("quick" if quick else "full")))
 
 
 # ----- the results table ------------------------------------------------------------------
@@ -668,14 +693,18 @@ def run_experiments(
     backend: str = "local",
     address: str | None = None,
     store: RunStore | None = None,
+    grid: str | None = None,
 ) -> list[Reproduction]:
     """Simulate the grids of `experiments` through the batch layer (`jobs` local
     processes, default all CPUs, or a Ray cluster: `backend`, `address`), each
     configuration once per seed (`replications` seeds, default the timing's), and return
-    one Reproduction each. Every scenario is validated first. With a `store`
+    one Reproduction each. The grid is the full-length one, `--quick`'s with `quick`, or
+    `grid` (one of `GRIDS`). Every scenario is validated first. With a `store`
     (vmsched.batch.RunStore), runs already in it are not simulated again."""
     n_jobs = default_jobs(jobs)
-    plans, trees = plan_experiments(experiments, quick, replications)
+    plans, trees = plan_experiments(experiments, quick, replications, grid=grid)
+    # A Reproduction is `quick` on any grid but the full-length one.
+    quick = (grid or ("quick" if quick else "full")) != "full"
     label = "reproduce " + (experiments[0].id if len(experiments) == 1 else "experiments")
     t0 = time.perf_counter()
     summaries = _run_all(trees, n_jobs, label, progress, backend, address, store)
@@ -720,15 +749,21 @@ class Plan:
 
 
 def plan_experiments(
-    experiments: Sequence[Experiment], quick: bool, replications: int | None
+    experiments: Sequence[Experiment],
+    quick: bool,
+    replications: int | None,
+    *,
+    grid: str | None = None,
 ) -> tuple[list[Plan], list[dict[str, Any]]]:
-    """Every experiment's seeded grid (`replications` seeds, default the timing's) and all
-    their scenario trees, validated, in experiment order."""
+    """Every experiment's seeded grid (the full-length one, `--quick`'s with `quick`, or
+    `grid`; `replications` seeds, default the timing's) and all their scenario trees,
+    validated, in experiment order."""
     n_reps = check_replications(replications)
+    grid = grid or ("quick" if quick else "full")
     plans = []
     trees: list[dict[str, Any]] = []
     for exp in experiments:
-        timing = exp.quick if quick else exp.full
+        timing = exp.timing(grid)
         if n_reps is not None:
             timing = replace(timing, replications=n_reps)
         seeds = timing.seeds

@@ -407,7 +407,8 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
         Text(
             "Each number marked *estimate* in docs/calibration.md that this experiment uses, "
             "and each setup number the paper leaves open, halved and doubled in turn; the "
-            "`--quick` grid with one seed is rerun for each and every verdict compared with the "
+            "sensitivity grid (short runs) with one seed is rerun for each and every verdict "
+            "compared with the "
             f"same grid's at the profiled values ({table.baseline_reproduced} of {table.judged} "
             "reproduced there). A verdict that flips hinges on that estimate "
             "(`vmsched.reproduce.sensitivity`)."
@@ -433,9 +434,10 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
             Heading(3, "Setups the paper leaves open: the alternatives"),
             Text(
                 "Each setup the paper's text leaves open, other than the one chosen above "
-                "(see the decisions), run the same way (quick grid, one seed). The verdicts "
-                "and simulated numbers under it, beside the chosen setup's in the same quick "
-                f"grid ({table.baseline_reproduced} of {table.judged} reproduced there)."
+                "(see the decisions), run the same way (sensitivity grid, one seed). The "
+                "verdicts and simulated numbers under it, beside the chosen setup's in the same "
+                f"sensitivity grid ({table.baseline_reproduced} of {table.judged} reproduced "
+                "there)."
             ),
         ]
         for r in alts:
@@ -459,7 +461,11 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
 
 def _setup_line(rep: Reproduction) -> str:
     t = rep.timing
-    mode = "Quick run (`--quick`)" if rep.quick else "Full run"
+    mode = (
+        "Quick run (`--quick`, a smoke check: its verdicts may differ from the full-length run's)"
+        if rep.quick
+        else "Full run"
+    )
     seeds = rep.seeds
     if len(seeds) > 1:
         reps = (

@@ -67,8 +67,10 @@ IPERF_RECV_SOCKET_BYTES = 174_760
 WEB_HELD_CONNECTIONS = 128 + 150
 
 
-#: The built-in schedulers' catalogue entries, read once: building a grid asks for them
-#: hundreds of times, and the catalogue (JSON from the core) takes milliseconds to read.
+#: The built-in schedulers' catalogue entries, read once: building a grid and labelling
+#: its rows ask for them hundreds of times, and the catalogue (JSON from the core) takes
+#: milliseconds to read. A user's scheduler is always named by its spec (`file.py:Class`),
+#: so a name that is not a spec and not here is no scheduler at all.
 _BUILT_IN: dict[str, dict[str, Any]] = {}
 
 
@@ -76,13 +78,16 @@ def _info(scheduler: str) -> dict[str, Any]:
     """The scheduler's catalogue entry (a user's scheduler is loaded first)."""
     if is_spec(scheduler):
         register(scheduler)
-    elif scheduler in _BUILT_IN:
-        return _BUILT_IN[scheduler]
-    for s in catalogue()["schedulers"]:
-        if s["name"] == scheduler:
-            if not is_spec(scheduler):
-                _BUILT_IN[scheduler] = s
-            return s
+        for s in catalogue()["schedulers"]:
+            if s["name"] == scheduler:
+                return s
+    else:
+        if not _BUILT_IN:
+            _BUILT_IN.update(
+                (s["name"], s) for s in catalogue()["schedulers"] if not is_spec(s["name"])
+            )
+        if scheduler in _BUILT_IN:
+            return _BUILT_IN[scheduler]
     raise ValueError(f"no scheduler {scheduler!r}")
 
 

@@ -109,7 +109,10 @@ QUICK_MESSAGE_MB = (1,)
 OLTP = {"kind": "oltp", "threads": 4, "rows": 1_000_000}
 
 FULL = Timing(duration_s=60, warmup_s=5)
-QUICK = Timing(duration_s=5, warmup_s=1, quick=True)
+#: The sensitivity tables' grid (`Experiment.sensitivity`): 5 s after 1 s of warm-up.
+SENSITIVITY = Timing(duration_s=5, warmup_s=1, quick=True)
+#: `--quick`, a smoke check (one seed, `QUICK_REPLICATIONS`): 2 s after 0.5 s of warm-up.
+QUICK = Timing(duration_s=2, warmup_s=0.5, quick=True, smoke=True)
 
 UNITS = {
     "throughput_kb_s": "KB/s",
@@ -174,7 +177,7 @@ COMMON_DECISIONS = (
     "The alternative of one request at a time (`queue_depth` 1, each next request issued "
     "from the guest's VCPU), not what Linux does, is a setup alternative (sensitivity "
     "table), alone and with a one-VCPU guest.",
-    "Every configuration runs with several seeds (3, 2 with `--quick`): every number is the "
+    "Every configuration runs with several seeds (3, 1 with `--quick`): every number is the "
     "mean over them with its 95 % interval; the warm-up is left out of every number.",
 )
 
@@ -330,10 +333,10 @@ def _scenario(timing: Timing, scheduler: str, domains: list[tuple[str, int, Any]
 # from another run (a setup alternative's sensitivity row, a targeted run with other
 # settings) is quoted with the run it comes from (`OTHER_RUN_*`).
 
-#: The fourth round's sensitivity tables (quick grid, one seed), which several texts quote.
+#: The fourth round's sensitivity tables (the sensitivity grid, one seed), quoted by several texts.
 OTHER_RUN_SENSITIVITY = (
     "the sensitivity table of the fourth round's full-length run (`vmsched reproduce {exp}`; "
-    "quick grid, one seed; branch r4-thesis)"
+    "the sensitivity grid, which `--quick` also ran then; one seed; branch r4-thesis)"
 )
 #: The fourth round's targeted runs of one configuration with other settings.
 OTHER_RUN_TARGETED = (
@@ -819,6 +822,7 @@ DISK = Experiment(
     derive=_disk_derive,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=_table_4(),
     claims=(
         Claim(
@@ -1006,6 +1010,7 @@ NET = Experiment(
     derive=_net_derive,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=_table_5(),
     claims=(
         Claim(
@@ -1150,6 +1155,7 @@ OLTP_EXP = Experiment(
     derive=_oltp_derive,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=(
         Published(
             "Appendix A (mean of 10)", "credit", {"case": "dom0-native"}, "transactions_s", 1013.7
@@ -1242,6 +1248,7 @@ CONSOLIDATED = Experiment(
     measure=_consolidated_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     figures=(
         Figure(
             file="fig30-consolidated.png",

@@ -37,6 +37,7 @@ from vmsched.reproduce.govindan2009.setups import (
     SEDF,
     STREAM_FULL,
     STREAM_QUICK,
+    STREAM_SENSITIVITY,
     UNITS,
     stream_host,
 )
@@ -132,6 +133,7 @@ ABLATION_EXP = Experiment(
     measure=with_preferred(_ablation_measure),
     full=STREAM_FULL,
     quick=STREAM_QUICK,
+    sensitivity=STREAM_SENSITIVITY,
     claims=(
         Claim(
             "61",

@@ -49,6 +49,7 @@ from vmsched.reproduce.govindan2009.setups import (
     PERIOD_MS,
     TPCW_FULL,
     TPCW_QUICK,
+    TPCW_SENSITIVITY,
     UNITS,
     Dom,
     dom0,
@@ -185,6 +186,7 @@ ACCOUNTING = Experiment(
     derive=_accounting_derive,
     full=TPCW_FULL,
     quick=TPCW_QUICK,
+    sensitivity=TPCW_SENSITIVITY,
     published=(
         Published("§5.6 text (Table 4 missing)", COMM, {}, "response_ratio", 3),
         Published("§5.6 text (Table 4 missing)", COMM, {}, "media_cpu_change_pct", -6),

@@ -37,6 +37,7 @@ from vmsched.reproduce.govindan2009.setups import (
     SEDF,
     SHORT_FULL,
     STREAM_QUICK,
+    STREAM_SENSITIVITY,
     TPCW_HOG_SLICE_MS,
     UNITS,
     dom0,
@@ -130,6 +131,7 @@ FAIRNESS = Experiment(
     measure=with_preferred(_fairness_measure),
     full=SHORT_FULL,
     quick=STREAM_QUICK,
+    sensitivity=STREAM_SENSITIVITY,
     claims=(
         Claim(
             "13",

@@ -45,6 +45,7 @@ from vmsched.reproduce.govindan2009.setups import (
     NAS_HOG_SLICE_MS,
     NAS_HOSTS,
     NAS_QUICK,
+    NAS_SENSITIVITY,
     PAPER,
     PERIOD_MS,
     QUICK_LU_ROUNDS,
@@ -216,6 +217,7 @@ NAS = Experiment(
     derive=_nas_derive,
     full=NAS_FULL,
     quick=NAS_QUICK,
+    sensitivity=NAS_SENSITIVITY,
     published=(
         Published(
             "§5.3 text",

@@ -53,6 +53,7 @@ from vmsched.reproduce.govindan2009.setups import (
     TPCW_FULL,
     TPCW_HOG_SLICE_MS,
     TPCW_QUICK,
+    TPCW_SENSITIVITY,
     UNITS,
     cluster,
     dom0,
@@ -178,6 +179,7 @@ TPCW = Experiment(
     derive=_tpcw_derive,
     full=TPCW_FULL,
     quick=TPCW_QUICK,
+    sensitivity=TPCW_SENSITIVITY,
     published=(
         Published(
             "abstract (scenarios)",
@@ -323,6 +325,7 @@ CONSOLIDATION = Experiment(
     derive=_consolidation_derive,
     full=TPCW_FULL,
     quick=TPCW_QUICK,
+    sensitivity=TPCW_SENSITIVITY,
     published=(
         Published("§5.5, Fig. 9", SEDF, {}, "capacity_hogs", 4),
         Published("§5.5, Fig. 9", COMM, {}, "capacity_hogs", 5),
