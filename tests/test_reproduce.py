@@ -363,6 +363,10 @@ def test_report_prints_every_explanation(quick_runs, exp_id):
         # Every field is filled in with this run's numbers.
         assert "computed from this run's results" in text
         assert not any("{" in v.explanation for v in rep.verdicts)
+        # ... and the run has every result the explanations quote.
+        assert not any(
+            "lacks a result the explanation quotes" in v.explanation for v in rep.verdicts
+        )
 
 
 def test_an_explanation_quotes_this_runs_results(quick_runs):
