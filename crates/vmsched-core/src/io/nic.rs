@@ -97,7 +97,7 @@ impl Nic {
 /// 8·10^9 / `bps` when that is a whole number, else 0 (see `Nic::ns_per_byte`).
 fn exact_ns_per_byte(bps: u64) -> u64 {
     const BIT_NS: u64 = 8 * 1_000_000_000;
-    if BIT_NS % bps == 0 {
+    if BIT_NS.is_multiple_of(bps) {
         BIT_NS / bps
     } else {
         0
@@ -173,7 +173,11 @@ mod tests {
             let mut c = costs();
             c.nic_bps = bps;
             let n = Nic::new(&c);
-            assert_eq!(n.ns_per_byte > 0, 8_000_000_000 % bps == 0, "{mbit}");
+            assert_eq!(
+                n.ns_per_byte > 0,
+                8_000_000_000u64.is_multiple_of(bps),
+                "{mbit}"
+            );
             let per = n.header + ETHERNET_FRAMING;
             for (bytes, pkts) in [(0u64, 1u32), (1, 1), (1448, 1), (65_536, 46), (1 << 40, 7)] {
                 let on_wire = bytes + pkts as u64 * per;
