@@ -117,6 +117,13 @@ struct Entry {
     b: u32,
 }
 
+/// Where timer (`kind`, `index`) keeps its position: one flat table, the
+/// kinds of one index side by side.
+#[inline]
+fn slot_index(kind: usize, index: u32) -> usize {
+    ((index as usize) << 2) | kind
+}
+
 /// Bits of the word holding the sequence number (2.9 × 10^17 events).
 const SEQ_BITS: u32 = 58;
 /// Bits below the sequence number holding the event's kind.
@@ -183,10 +190,24 @@ impl Entry {
         Event::decode(self.kind(), self.a, self.b)
     }
 
+    /// Its key as one number (due time above class and sequence): one
+    /// comparison without branches orders two entries.
+    #[inline]
+    fn rank(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.word)
+    }
+
     /// Is it due before `o`?
     #[inline]
     fn before(&self, o: &Entry) -> bool {
-        (self.time, self.word) < (o.time, o.word)
+        self.rank() < o.rank()
+    }
+
+    /// Its index in [`EventQueue::at`] if it is a [`Timer`].
+    #[inline]
+    fn timer_slot(&self) -> Option<usize> {
+        let kind = self.kind() as usize;
+        (kind < TIMER_KINDS).then(|| slot_index(kind, self.a))
     }
 
     /// Its key (due time, then class and sequence).
@@ -206,9 +227,9 @@ pub struct EventQueue {
     /// The root was popped and not refilled yet.
     hole: bool,
     seq: u64,
-    /// Per timer kind, per index: 1 + the heap position of its pending
-    /// instance, 0 if none.
-    at: [Vec<u32>; TIMER_KINDS],
+    /// Per timer, at [`slot_index`] of its kind and index: 1 + the heap
+    /// position of its pending instance, 0 if none.
+    at: Vec<u32>,
     /// Keys of the warm-up's end and of the run's end, once queued.
     warmup_end: Option<(u64, u64)>,
     run_end: Option<(u64, u64)>,
@@ -245,12 +266,14 @@ impl EventQueue {
         debug_assert!(self.seq < 1 << SEQ_BITS);
         let (kind, a, b) = ev.encode();
         if (kind as usize) < TIMER_KINDS {
-            let slots = &mut self.at[kind as usize];
-            if a as usize >= slots.len() {
-                slots.resize(a as usize + 1, 0);
+            let s = slot_index(kind as usize, a);
+            if s >= self.at.len() {
+                self.at.resize(s + 1, 0);
             }
-            // Armed again: the pending instance is stale.
-            self.remove_slot(kind as usize, a);
+            if self.at[s] != 0 {
+                // Armed again: the pending instance is stale.
+                self.remove_slot(kind as usize, a);
+            }
         }
         let word = (u64::from(class) << (SEQ_BITS + KIND_BITS)) | (self.seq << KIND_BITS) | kind;
         if kind == WARMUP_END {
@@ -302,11 +325,20 @@ impl EventQueue {
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
+        self.pop_due(Time(u64::MAX))
+    }
+
+    /// Remove and return the earliest event if it is due no later than
+    /// `until` (`pop` after [`EventQueue::peek_time`], in one look).
+    #[inline(always)]
+    pub fn pop_due(&mut self, until: Time) -> Option<(Time, Event)> {
         self.fill();
         let top = *self.heap.first()?;
-        let kind = top.kind() as usize;
-        if kind < TIMER_KINDS {
-            self.at[kind][top.a as usize] = 0;
+        if top.time > until.0 {
+            return None;
+        }
+        if let Some(s) = top.timer_slot() {
+            self.at[s] = 0;
         }
         self.hole = true;
         while matches!(self.ghost_times.peek(), Some(&std::cmp::Reverse(g)) if g <= top.time) {
@@ -378,27 +410,14 @@ impl EventQueue {
         self.len() == 0
     }
 
-    /// Record where `heap[i]` now is, if it is a timer (its slot exists:
-    /// [`EventQueue::push_with`] made it).
-    #[inline]
-    fn note(&mut self, i: usize) {
-        let e = &self.heap[i];
-        let kind = e.kind() as usize;
-        if kind < TIMER_KINDS {
-            self.at[kind][e.a as usize] = i as u32 + 1;
-        }
-    }
-
     /// Remove the pending instance of timer (`kind`, `index`), if any.
     #[inline]
     fn remove_slot(&mut self, kind: usize, index: u32) {
-        if self.at[kind]
-            .get(index as usize)
-            .is_some_and(|&pos| pos != 0)
-        {
+        let s = slot_index(kind, index);
+        if self.at.get(s).is_some_and(|&pos| pos != 0) {
             // Positions may move as the root is filled: read it after.
             self.fill();
-            let pos = self.at[kind][index as usize] as usize - 1;
+            let pos = self.at[s] as usize - 1;
             let k = self.heap[pos].key();
             self.remove_at(pos);
             if kind == WORK_DONE {
@@ -415,10 +434,8 @@ impl EventQueue {
     /// Remove `heap[i]`: the last entry takes its place and moves up or down.
     #[inline]
     fn remove_at(&mut self, i: usize) {
-        let gone = self.heap[i];
-        let kind = gone.kind() as usize;
-        if kind < TIMER_KINDS {
-            self.at[kind][gone.a as usize] = 0;
+        if let Some(s) = self.heap[i].timer_slot() {
+            self.at[s] = 0;
         }
         let last = self.heap.pop().expect("a queued entry");
         if i < self.heap.len() {
@@ -434,45 +451,63 @@ impl EventQueue {
     /// Move `heap[i]` up to its place (parents move down into the hole).
     #[inline]
     fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[i];
+        let (heap, at) = (&mut self.heap[..], &mut self.at);
+        let e = heap[i];
+        let rank = e.rank();
         while i > 0 {
             let parent = (i - 1) / 2;
-            if !e.before(&self.heap[parent]) {
+            let p = heap[parent];
+            if rank >= p.rank() {
                 break;
             }
-            self.heap[i] = self.heap[parent];
-            self.note(i);
+            heap[i] = p;
+            note(at, &p, i);
             i = parent;
         }
-        self.heap[i] = e;
-        self.note(i);
+        heap[i] = e;
+        note(at, &e, i);
     }
 
     /// Move `heap[i]` down to its place (the earlier child moves up).
     #[inline]
     fn sift_down(&mut self, mut i: usize) {
-        let e = self.heap[i];
-        let n = self.heap.len();
+        let (heap, at) = (&mut self.heap[..], &mut self.at);
+        let n = heap.len();
+        let e = heap[i];
+        let rank = e.rank();
         loop {
             let left = 2 * i + 1;
             if left >= n {
                 break;
             }
-            let right = left + 1;
-            let child = if right < n && self.heap[right].before(&self.heap[left]) {
-                right
-            } else {
-                left
-            };
-            if !self.heap[child].before(&e) {
+            let mut child = heap[left];
+            let mut at_child = left;
+            if left + 1 < n {
+                let right = heap[left + 1];
+                if right.rank() < child.rank() {
+                    child = right;
+                    at_child = left + 1;
+                }
+            }
+            // Keys are unique: not earlier means later.
+            if child.rank() >= rank {
                 break;
             }
-            self.heap[i] = self.heap[child];
-            self.note(i);
-            i = child;
+            heap[i] = child;
+            note(at, &child, i);
+            i = at_child;
         }
-        self.heap[i] = e;
-        self.note(i);
+        heap[i] = e;
+        note(at, &e, i);
+    }
+}
+
+/// Record that `e`, if it is a timer, is now at heap position `i` (its slot
+/// exists: [`EventQueue::push_with`] made it).
+#[inline]
+fn note(at: &mut [u32], e: &Entry, i: usize) {
+    if let Some(s) = e.timer_slot() {
+        at[s] = i as u32 + 1;
     }
 }
 
