@@ -37,6 +37,9 @@
 //! its own next (a periodic timer arming its next expiry), and that entry
 //! then goes straight into the root and sinks, one pass instead of a sink
 //! and a rise. The hole is filled before anything that needs a whole heap.
+//! An event queued for the current instant (a softirq raised by a slice
+//! end) takes the same path and stays in the root after one comparison, so
+//! it needs no list of its own.
 
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::time::Time;
@@ -293,8 +296,7 @@ impl EventQueue {
         if self.hole {
             // Into the popped root, then down to its place.
             self.hole = false;
-            self.heap[0] = e;
-            self.sift_down(0);
+            self.sift_down(0, e);
         } else {
             let i = self.heap.len();
             self.heap.push(e);
@@ -309,8 +311,7 @@ impl EventQueue {
             self.hole = false;
             let last = self.heap.pop().expect("the hole's slot");
             if !self.heap.is_empty() {
-                self.heap[0] = last;
-                self.sift_down(0);
+                self.sift_down(0, last);
             }
         }
     }
@@ -439,11 +440,11 @@ impl EventQueue {
         }
         let last = self.heap.pop().expect("a queued entry");
         if i < self.heap.len() {
-            self.heap[i] = last;
             if i > 0 && last.before(&self.heap[(i - 1) / 2]) {
+                self.heap[i] = last;
                 self.sift_up(i);
             } else {
-                self.sift_down(i);
+                self.sift_down(i, last);
             }
         }
     }
@@ -468,12 +469,12 @@ impl EventQueue {
         note(at, &e, i);
     }
 
-    /// Move `heap[i]` down to its place (the earlier child moves up).
+    /// Put `e` into `heap[i]`, whose entry has gone, and move it down to
+    /// its place (the earlier child moves up).
     #[inline]
-    fn sift_down(&mut self, mut i: usize) {
+    fn sift_down(&mut self, mut i: usize, e: Entry) {
         let (heap, at) = (&mut self.heap[..], &mut self.at);
         let n = heap.len();
-        let e = heap[i];
         let rank = e.rank();
         loop {
             let left = 2 * i + 1;
@@ -699,6 +700,30 @@ mod tests {
         assert_eq!(q.passed_ghost(Time(80)), Some(Time(70)));
         assert_eq!(q.pop(), Some((Time(100), Event::End)));
         assert_eq!(q.pop(), None);
+    }
+
+    /// `pop_due` pops exactly what `peek_time` then `pop` would: the
+    /// earliest event if it is due by the bound, else nothing (and the
+    /// queue is left as it was, the popped root's hole filled or not).
+    #[test]
+    fn pop_due_stops_at_its_bound() {
+        let mut q = EventQueue::default();
+        assert_eq!(q.pop_due(Time(u64::MAX)), None);
+        q.push(Time(20), Event::Sample);
+        q.push(Time(10), Event::Io { slot: 1 });
+        q.push(Time(10), Event::Io { slot: 2 });
+        assert_eq!(q.pop_due(Time(9)), None);
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.pop_due(Time(10)), Some((Time(10), Event::Io { slot: 1 })));
+        // The root is a hole now: the bound is checked against the refilled top.
+        assert_eq!(q.pop_due(Time(10)), Some((Time(10), Event::Io { slot: 2 })));
+        assert_eq!(q.pop_due(Time(19)), None);
+        assert_eq!(q.peek_time(), Some(Time(20)));
+        q.push(Time(15), Event::End);
+        assert_eq!(q.pop_due(Time(20)), Some((Time(15), Event::End)));
+        assert_eq!(q.pop_due(Time(20)), Some((Time(20), Event::Sample)));
+        assert_eq!(q.pop_due(Time(u64::MAX)), None);
+        assert!(q.is_empty());
     }
 
     #[test]
