@@ -737,10 +737,10 @@ impl Credit {
         if q.iter().all(|&v| units[v.idx()].pri >= PRI_UNDER) {
             return;
         }
-        let (mut hi, lo): (VecDeque<VcpuId>, VecDeque<VcpuId>) =
-            q.drain(..).partition(|&v| units[v.idx()].pri >= PRI_UNDER);
-        hi.extend(lo);
-        *q = hi;
+        // A stable sort on "is OVER" is the partition, in place (no queue
+        // built and dropped at every tick).
+        q.make_contiguous()
+            .sort_by_key(|&v| units[v.idx()].pri < PRI_UNDER);
         self.note_head(p);
     }
 
