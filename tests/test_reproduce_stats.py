@@ -473,3 +473,21 @@ def test_four_pcpu_alternative_keeps_the_calibration_row():
     data["host"]["profile"] = {**data["host"]["profile"], "oltp_txn_ns": 1973233}
     fast = workload_metric(simulate(data, progress=False).summary, "dom0", "transactions_s")
     assert fast > 1.5 * tps
+
+
+def test_every_experiment_that_sweeps_netperfs_message_size_explains_its_flat_curve():
+    """The thesis's netperf message size (1-4 MB) moves no rate, for the reason its own text
+    gives (`thesis2015.MESSAGE_SIZE_FLAT`); every experiment that runs those netperf
+    configurations, the Enhanced one included, must say so rather than report a setup
+    defect."""
+    from vmsched.reproduce import EXPERIMENTS
+    from vmsched.reproduce.thesis2015 import MESSAGE_SIZE_FLAT
+
+    sweeping = [
+        exp
+        for exp in EXPERIMENTS.values()
+        if len({r.params.get("message_mb") for r in exp.runs(False)} - {None}) > 1
+    ]
+    assert {e.id for e in sweeping} >= {"thesis2015-net", "thesis2015-enhanced"}
+    for exp in sweeping:
+        assert exp.flat_explained.get("message_mb") == MESSAGE_SIZE_FLAT, exp.id
