@@ -671,8 +671,14 @@ impl Credit {
     /// Set `v`'s priority where it may be queued (accounting changes queued
     /// VCPUs' priorities in place).
     fn set_queued_pri(&mut self, ctx: &SchedCtx, v: VcpuId, pri: i8) {
-        self.um(v).pri = pri;
-        if self.u(v).on_runq {
+        let u = self.um(v);
+        // The same priority leaves the queue's head as it was (accounting
+        // mostly confirms priorities: on a large host that is most calls).
+        if u.pri == pri {
+            return;
+        }
+        u.pri = pri;
+        if u.on_runq {
             self.note_head(ctx.processor(v));
         }
     }
@@ -730,17 +736,26 @@ impl Credit {
         self.note_head(p);
     }
 
-    /// Lazy sort: UNDER and BOOST ahead of OVER, order otherwise kept.
+    /// Lazy sort: UNDER and BOOST ahead of OVER, order otherwise kept (a
+    /// stable partition in place: the queue keeps its UNDER and BOOST VCPUs
+    /// in order, the others go through a reused buffer to its back, so a
+    /// sort allocates nothing).
     fn runq_sort(&mut self, p: PcpuId) {
         let units = &self.units;
         let q = &mut self.pcpus[p.idx()].runq;
         if q.iter().all(|&v| units[v.idx()].pri >= PRI_UNDER) {
             return;
         }
-        let (mut hi, lo): (VecDeque<VcpuId>, VecDeque<VcpuId>) =
-            q.drain(..).partition(|&v| units[v.idx()].pri >= PRI_UNDER);
-        hi.extend(lo);
-        *q = hi;
+        let lo = &mut self.scratch_units;
+        lo.clear();
+        q.retain(|&v| {
+            let high = units[v.idx()].pri >= PRI_UNDER;
+            if !high {
+                lo.push(v);
+            }
+            high
+        });
+        q.extend(lo.iter().copied());
         self.note_head(p);
     }
 
@@ -966,7 +981,7 @@ impl Credit {
         if (cpu == cur && self.pcpus[cpu.idx()].runq.is_empty()) || self.idlers.test(cpu) {
             return cpu;
         }
-        hard.and(&self.idlers).cycle(cpu).unwrap_or(cpu)
+        hard.cycle_and(&self.idlers, cpu).unwrap_or(cpu)
     }
 
     /// `csched_cpu_pick` before 4.1: the VCPU's own PCPU always counts as
@@ -1280,7 +1295,12 @@ impl Credit {
     /// `snext_pri` stolen from a busy peer, if any.
     fn load_balance(&mut self, ctx: &SchedCtx, cpu: PcpuId, snext_pri: i8) -> Option<VcpuId> {
         let workers = self.steal_candidates(cpu, snext_pri);
-        let choice = self.balance_choice(ctx, cpu, snext_pri, &workers);
+        // No candidate peer: every scan below would find nothing.
+        let choice = if workers.is_empty() {
+            None
+        } else {
+            self.balance_choice(ctx, cpu, snext_pri, &workers)
+        };
         #[cfg(test)]
         {
             // The oracle: Xen's scan of every busy peer with a queue.
