@@ -673,7 +673,7 @@ impl Credit {
     fn set_queued_pri(&mut self, ctx: &SchedCtx, v: VcpuId, pri: i8) {
         let u = self.um(v);
         // The same priority leaves the queue's head as it was (accounting
-        // mostly confirms priorities: on a large host that is most calls).
+        // sets every active VCPU's priority each period, changed or not).
         if u.pri == pri {
             return;
         }
