@@ -1517,6 +1517,10 @@ impl Credit {
         // Xen's list_for_each_safe: the next domain is read before this one
         // may be moved to the head or leave the list.
         let mut cursor = self.active_head;
+        // The active VCPUs of the domain at hand are copied here (the loop
+        // may take them off the active list), in a buffer kept from one
+        // accounting to the next.
+        let mut units = std::mem::take(&mut self.scratch_units);
         while cursor != NIL {
             let d = DomId(cursor);
             cursor = self.doms[d.idx()].next;
@@ -1558,7 +1562,6 @@ impl Credit {
                 fair = peak;
             }
             let fair_per_unit = ceil_div(fair, n);
-            let mut units = std::mem::take(&mut self.scratch_units);
             units.clear();
             units.extend_from_slice(&self.doms[d.idx()].active_units);
             for &v in &units {
@@ -1610,8 +1613,8 @@ impl Credit {
                 self.um(v).credit_last = c as i32;
                 credit_balance += c;
             }
-            self.scratch_units = units;
         }
+        self.scratch_units = units;
         self.credit_balance = credit_balance;
         self.runq_sort = self.runq_sort.wrapping_add(1);
         self.rearm_master(ctx);
