@@ -9,6 +9,7 @@ where they are written down once from the papers.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pandas as pd
@@ -278,6 +279,29 @@ def quick_runs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("exp_id", IDS)
+def test_every_quick_verdict_is_computable(quick_runs, exp_id):
+    """`--quick` is a smoke check: its grid may be smaller and shorter than the full
+    one, but every claim must still find every result it asks for."""
+    rep, _ = quick_runs[exp_id]
+    assert len(rep.verdicts) == len(rep.experiment.claims)
+    for v in rep.verdicts:
+        assert not v.evidence.startswith("could not be evaluated"), (v.claim.id, v.evidence)
+
+
+def test_quick_outputs_say_they_are_a_smoke_check(quick_runs):
+    """A --quick scorecard and report say their verdicts are a smoke check, not the
+    scorecard; a full-length scorecard says nothing of the kind."""
+    from vmsched.reproduce.scorecard import scorecard_md
+
+    reps = [rep for rep, _ in quick_runs.values()]
+    assert "`--quick` is a smoke check" in scorecard_md(reps)
+    full = [dataclasses.replace(rep, quick=False) for rep in reps]
+    assert "smoke check" not in scorecard_md(full)
+    for _rep, out in quick_runs.values():
+        assert "a smoke check: its verdicts may differ" in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("exp_id", IDS)
 def test_quick_run_writes_every_output(quick_runs, exp_id):
     rep, out = quick_runs[exp_id]
     exp = rep.experiment
@@ -327,11 +351,50 @@ def test_every_claim_has_an_explanation():
 def test_report_prints_every_explanation(quick_runs, exp_id):
     rep, out = quick_runs[exp_id]
     text = (out / "report.md").read_text()
-    for claim in rep.experiment.claims:
-        assert f"**Explanation:** {claim.explanation}" in text, claim.id
+    for v in rep.verdicts:
+        assert v.explanation.strip(), v.claim.id
+        assert f"**Explanation:** {v.explanation}" in text, v.claim.id
     assert "*Explanation not written yet.*" not in text
-    # The explanations quote the full-length runs; a quick report says so.
-    assert "`--quick` run, so its numbers differ" in text
+    if rep.experiment.explain is None:
+        # The explanations quote the full-length runs; a quick report says so.
+        assert "`--quick` run, so its numbers differ" in text
+        assert all(v.explanation == v.claim.explanation for v in rep.verdicts)
+    else:
+        # Every field is filled in with this run's numbers.
+        assert "computed from this run's results" in text
+        assert not any("{" in v.explanation for v in rep.verdicts)
+        # ... and the run has every result the explanations quote.
+        assert not any(
+            "lacks a result the explanation quotes" in v.explanation for v in rep.verdicts
+        )
+
+
+def test_an_explanation_quotes_this_runs_results(quick_runs):
+    """thesis2015-oltp's explanation of claim 52a quotes Credit's rates and loss as this
+    run's results table has them, and a table with other numbers gives another text: a
+    number written down from an earlier run would fail here."""
+    from vmsched.reproduce.framework import Row, Table, explain_claims, judge
+
+    rep, out = quick_runs["thesis2015-oltp"]
+    t = rep.table
+    native = t.get("credit", "transactions_s", case="dom0-native")
+    domu = t.get("credit", "transactions_s", case="domu")
+    expl = next(v.explanation for v in rep.verdicts if v.claim.id == "52a")
+    assert f"Dom0-native ({native:,.0f} tx/s)".replace(",", " ") in expl
+    assert f"DomU loses {100 * (1 - domu / native):.2f} % ({domu:,.0f})".replace(",", " ") in expl
+    assert f"**Explanation:** {expl}" in (out / "report.md").read_text()
+    # The same experiment judged on a table whose Credit DomU rate is 10 % lower.
+    other = Table(
+        Row(r.scheduler, r.params, r.metric, r.simulated * 0.9, r.published, r.unit)
+        if (r.scheduler, r.key, r.metric) == ("credit", "case=domu", "transactions_s")
+        else r
+        for r in t.rows
+    )
+    verdicts = [judge(c, other) for c in rep.experiment.claims]
+    explain_claims(rep.experiment, other, verdicts)
+    changed = next(v.explanation for v in verdicts if v.claim.id == "52a")
+    assert f"({0.9 * domu:,.0f})".replace(",", " ") in changed
+    assert changed != expl
 
 
 # ----- the published numbers are docs/reference/published-numbers.md's ----------------------

@@ -89,11 +89,16 @@ def test_every_run_measures_every_metric(quick_runs, exp_id):
         assert missing <= allowed, (run.scheduler, run.key, missing)
 
 
-def test_every_claim_is_explained():
+def test_every_claim_is_explained(quick_runs):
+    """Every claim has an explanation that quotes numbers: as the report prints it, with
+    a template's fields filled in from the run's results."""
     for exp_id in IDS:
-        for claim in reproduce.EXPERIMENTS[exp_id].claims:
-            assert len(claim.explanation) > 80, (exp_id, claim.id)
-            assert re.search(r"\d", claim.explanation), (exp_id, claim.id)
+        assert all(len(c.explanation) > 80 for c in reproduce.EXPERIMENTS[exp_id].claims)
+        rep, _ = quick_runs[exp_id]
+        for v in rep.verdicts:
+            assert len(v.explanation) > 80, (exp_id, v.claim.id)
+            assert re.search(r"\d", v.explanation), (exp_id, v.claim.id)
+            assert "{" not in v.explanation, (exp_id, v.claim.id)
 
 
 def test_the_enhanced_experiment_reuses_the_thesis_setups():
@@ -174,12 +179,46 @@ def test_reports_count_the_proposals_decisions(quick_runs, exp_id):
         assert all(line.split("|")[col].strip().replace(",", "").isdigit() for line in rows)
 
 
+def _tier_needs(front_ms: float, db_ms: float) -> dict[str, tuple[float, float]]:
+    """Each TPC-W tier's 90th-percentile CPU on its dedicated host, in ms of 20 (the mean
+    over seeds 1-3 of each seed's 90th percentile of one-second samples, 300 s after 30 s):
+    its own, and its own plus its Dom0's, with the tiers reserving `front_ms` and `db_ms`."""
+    import numpy as np
+    from vmsched.api import run
+    from vmsched.reproduce.framework import Timing
+    from vmsched.reproduce.govindan2009 import setups as g
+
+    need: dict[str, list[tuple[float, float]]] = {"jboss": [], "mysql": []}
+    for seed in (1, 2, 3):
+        front, db = g.tiers(db="h2/mysql", front_ms=front_ms, db_ms=db_ms)
+        sc = g.cluster(
+            Timing(duration_s=300, warmup_s=30, seed=seed),
+            g.SEDF,
+            {"h1": [g.dom0(), front], "h2": [g.dom0(), db]},
+            "test",
+        )
+        df = run(sc, progress=False).timeseries
+        df = df[df["vcpu"].isna()]
+        for name, host in (("jboss", "h1"), ("mysql", "h2")):
+            h = df[df["host"] == host]
+            own = h[h["domain"] == name].set_index("time_s")["cpu_pct"]
+            dom0 = h[h["domain"] == "dom0"].set_index("time_s")["cpu_pct"]
+            need[name].append((np.percentile(own, 90), np.percentile(own + dom0, 90)))
+    return {
+        name: tuple(float(x) * g.PERIOD_MS / 100 for x in np.mean(v, axis=0))
+        for name, v in need.items()
+    }
+
+
 def test_the_govindan_reservations_are_the_applications_needs_on_their_profile():
     """The paper provisions each application "for [its] 90th percentile CPU requirement":
     the media server's reservations are its 90th-percentile need run alone with Dom0 on
     the `govindan2009` profile (its own CPU; with Dom0's work for it in the accounting
-    test), rounded up to 10 µs, so a change of the profile's costs that leaves them stale
-    fails here; the neighbours share what the applications leave of the guests' (5, 20)."""
+    test), rounded up to 10 µs, and so are the TPC-W tiers', each on its dedicated host
+    with both at (2, 20), the reference the derivation fixes (setups.FRONT_SLICE_MS), so
+    a change of the profile's costs that leaves them stale fails here (the tiers' values
+    before TCP's timestamp option, 1.77/2.78 and 1.83/2.82, do); the neighbours share what
+    the applications leave of the guests' (5, 20)."""
     import numpy as np
     from vmsched.api import run
     from vmsched.reproduce.framework import Timing
@@ -195,6 +234,14 @@ def test_the_govindan_reservations_are_the_applications_needs_on_their_profile()
         (np.percentile(own + dom0, 90), g.ACCOUNTED_MEDIA_SLICE_MS),
     ):
         assert slice_ms - 0.01 < need * g.PERIOD_MS / 100 <= slice_ms
+    needs = _tier_needs(2.0, 2.0)
+    for name, own_ms, accounted_ms in (
+        ("jboss", g.FRONT_SLICE_MS, g.ACCOUNTED_FRONT_SLICE_MS),
+        ("mysql", g.DB_SLICE_MS, g.ACCOUNTED_DB_SLICE_MS),
+    ):
+        own, accounted = needs[name]
+        assert own_ms - 0.01 < own <= own_ms, (name, own)
+        assert accounted_ms - 0.01 < accounted <= accounted_ms, (name, accounted)
     assert g.STREAM_HOGS * g.STREAM_HOG_SLICE_MS + g.MEDIA_SLICE_MS <= g.GUEST_BUDGET_MS
     assert g.GUEST_BUDGET_MS - g.MEDIA_SLICE_MS - g.STREAM_HOGS * g.STREAM_HOG_SLICE_MS < 0.007
     assert 5 * g.TPCW_HOG_SLICE_MS + g.TIERS_SLICE_MS == pytest.approx(g.GUEST_BUDGET_MS)
@@ -202,39 +249,24 @@ def test_the_govindan_reservations_are_the_applications_needs_on_their_profile()
 
 
 def test_the_tpcw_tiers_reserve_their_90th_percentile_need():
-    """Each TPC-W tier's reservation is its 90th-percentile CPU on its dedicated host (the
-    mean over seeds 1-3 of each seed's 90th percentile of one-second samples), with its
-    Dom0's work for the accounting test. The percentile moves with the tiers' own
-    reservations by up to 0.08 ms of 20 (measured: 1.71-1.76 and 2.74-2.82 ms between
-    (2, 20) each and the values chosen), so the reservations are checked within that."""
-    import numpy as np
-    from vmsched.api import run
-    from vmsched.reproduce.framework import Timing
+    """Run with their own reservations, the tiers still get what they reserve for: each
+    tier's 90th-percentile CPU on its dedicated host (its own; with its Dom0's work for the
+    accounting test) is at most its reservation. The percentile moves with the tiers' own
+    reservations (measured with TCP's timestamp option at 30 pairs around these values:
+    1.71-1.78 ms for the application tier, 2.69-2.86 ms for the database), which is why the
+    derivation measures them at a fixed reference (the test above); here each need is also
+    at most 0.10 ms of 20 below its reservation (measured: 0.02 and 0.08 ms; 0.08 was the
+    bound before the option, when the database's need moved less)."""
     from vmsched.reproduce.govindan2009 import setups as g
 
-    need: dict[str, list[tuple[float, float]]] = {"jboss": [], "mysql": []}
-    for seed in (1, 2, 3):
-        front, db = g.tiers(db="h2/mysql")
-        sc = g.cluster(
-            Timing(duration_s=300, warmup_s=30, seed=seed),
-            g.SEDF,
-            {"h1": [g.dom0(), front], "h2": [g.dom0(), db]},
-            "test",
-        )
-        df = run(sc, progress=False).timeseries
-        df = df[df["vcpu"].isna()]
-        for name, host in (("jboss", "h1"), ("mysql", "h2")):
-            h = df[df["host"] == host]
-            own = h[h["domain"] == name].set_index("time_s")["cpu_pct"]
-            dom0 = h[h["domain"] == "dom0"].set_index("time_s")["cpu_pct"]
-            need[name].append((np.percentile(own, 90), np.percentile(own + dom0, 90)))
+    needs = _tier_needs(g.FRONT_SLICE_MS, g.DB_SLICE_MS)
     for name, own_ms, accounted_ms in (
         ("jboss", g.FRONT_SLICE_MS, g.ACCOUNTED_FRONT_SLICE_MS),
         ("mysql", g.DB_SLICE_MS, g.ACCOUNTED_DB_SLICE_MS),
     ):
-        own, accounted = np.mean(need[name], axis=0) * g.PERIOD_MS / 100
-        assert abs(own - own_ms) <= 0.08, (name, own)
-        assert abs(accounted - accounted_ms) <= 0.08, (name, accounted)
+        own, accounted = needs[name]
+        assert own_ms - 0.10 <= own <= own_ms, (name, own)
+        assert accounted_ms - 0.10 <= accounted <= accounted_ms, (name, accounted)
 
 
 def test_every_govindan_run_is_on_xen_3_0_2():

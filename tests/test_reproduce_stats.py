@@ -127,7 +127,9 @@ def test_one_replication_is_the_single_seed_run(two_seeds):
 
 def test_timing_default_replications():
     assert Timing(duration_s=1, warmup_s=0).seeds == [1, 2, 3]
-    assert Timing(duration_s=1, warmup_s=0, quick=True).seeds == [1, 2]
+    # `--quick` is a smoke check with one seed (it was two before the sensitivity grid
+    # was kept apart from it).
+    assert Timing(duration_s=1, warmup_s=0, quick=True).seeds == [1]
     assert Timing(duration_s=1, warmup_s=0, seed=5, replications=4).seeds == [5, 6, 7, 8]
 
 
@@ -306,6 +308,46 @@ def test_the_govindan_reservations_are_halved_and_doubled():
     vs["cpu-hog domains' slice x2"].apply(data)
     vs["streaming domains' slice x0.5"].apply(data)
     assert [d["sched"]["slice"] for d in data["domain"]] == [20.0, 1.415, 1.5]
+
+
+def test_every_experiment_keeps_its_sensitivity_grid_apart_from_quick():
+    """`--quick` is a smoke check; the sensitivity tables rerun a grid of their own, at
+    least as long, so that shortening `--quick` cannot change a full run's tables."""
+    from vmsched import reproduce
+
+    for exp in reproduce.EXPERIMENTS.values():
+        quick, sens = exp.timing("quick"), exp.timing("sensitivity")
+        assert exp.sensitivity is not None and quick.smoke and not sens.smoke, exp.id
+        assert sens.quick and quick.quick, exp.id
+        assert sens.warmup_s + sens.duration_s >= quick.warmup_s + quick.duration_s, exp.id
+        assert len(exp.runs(True, grid="sensitivity")) >= len(exp.runs(True)), exp.id
+
+
+def test_the_sensitivity_tables_run_the_sensitivity_grid(monkeypatch):
+    """Every run of a sensitivity table is of the sensitivity grid, with one seed, never
+    `--quick`'s: here an experiment whose `--quick` grid is shorter still."""
+    import importlib
+    from dataclasses import replace
+
+    from vmsched import reproduce
+
+    # The module (vmsched.reproduce's `sensitivity` is its function).
+    sens_mod = importlib.import_module("vmsched.reproduce.sensitivity")
+
+    exp = reproduce.experiment("govindan2009-accounting")
+    exp = replace(exp, quick=Timing(duration_s=0.5, warmup_s=0, quick=True, smoke=True))
+    seen = []
+
+    def recording_run(batch, **kwargs):
+        reps = run_experiments(batch, **kwargs)
+        seen.extend((r.timing, r.seeds) for r in reps)
+        return reps
+
+    monkeypatch.setattr(sens_mod, "run_experiments", recording_run)
+    table = sens_mod.sensitivity([exp], jobs=1)[exp.id]
+    assert not table.missing and len(seen) == 1 + len(table.rows)
+    want = replace(exp.timing("sensitivity"), replications=1)
+    assert {t for t, _ in seen} == {want} and {s for _, s in seen} == {(1,)}
 
 
 def test_sensitivity_table_compares_verdicts_with_the_baseline(tmp_path):

@@ -49,6 +49,9 @@ OVERRIDES: dict[str, object] = {
     # the 40-byte TCP/IP header (MSS = MTU - 40) the references were
     # written with.
     "tcp_options_bytes": 0,
+    # The driver domain's block layer merging adjacent queued disk requests
+    # (docs/io.md#the-disk): 0 is no merging, as the references were written.
+    "disk_max_request_kb": 0.0,
 }
 
 #: Base costs of a built-in profile recalibrated on its named row after the
@@ -66,7 +69,11 @@ RECALIBRATED: dict[str, dict[str, object]] = {
 #: `domains.switch_cost`: a key inside every element of a list counts as the
 #: list's). They are new reports, not changed results: the check drops them
 #: and compares everything the references hold, bit for bit.
-ADDED_SUMMARY_KEYS: set[str] = {"domains.switch_cost", "host.io.tcp_options_bytes"}
+ADDED_SUMMARY_KEYS: set[str] = {
+    "domains.switch_cost",
+    "host.io.tcp_options_bytes",
+    "host.io.disk_busy_pct",
+}
 
 
 #: The time-series columns the references' digest covers, in the frame's order.

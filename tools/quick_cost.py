@@ -2,6 +2,8 @@
 
     python tools/quick_cost.py            # every experiment's quick grid
     python tools/quick_cost.py ID ...     # some of them
+    python tools/quick_cost.py --grid sensitivity [ID ...]   # the sensitivity grids
+                                          # (one seed: what each table's baseline runs)
 
 Each experiment's seeded quick grid (every replication) is simulated in this one
 process, one run after the other, with `time.process_time()` around it: runs,
@@ -20,13 +22,17 @@ from vmsched.reproduce.framework import _simulate, plan_experiments
 
 
 def main(ids: list[str]) -> int:
+    grid = "quick"
+    if ids[:1] == ["--grid"] and len(ids) > 1:
+        grid, ids = ids[1], ids[2:]
     exps = [experiment(i) for i in ids] if ids else list(EXPERIMENTS.values())
     width = max(len(e.id) for e in exps)
     head = f"{'runs':>5}  {'sim s':>7}  {'events':>11}  {'CPU s':>6}  ev/CPU-s"
     print(f"{'experiment':<{width}}  {head}")
     totals = [0, 0.0, 0, 0.0]
     for exp in exps:
-        (plan,), trees = plan_experiments([exp], quick=True, replications=None)
+        reps = 1 if grid == "sensitivity" else None
+        (plan,), trees = plan_experiments([exp], quick=True, replications=reps, grid=grid)
         sim_s = sum(float(t["run"]["duration_s"]) for t in trees)
         c0 = time.process_time()
         events = sum(int(_simulate(t).get("events", 0)) for t in trees)

@@ -693,10 +693,47 @@ def _add_sweep(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentP
     p.set_defaults(func=run_sweep)
 
 
+def _terminal_columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` gives it: $COLUMNS if it is a
+    positive integer, else the width of the terminal on standard output, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, its width found without importing `shutil` (and with it
+    zlib, bz2 and lzma: about 7 M instructions), which argparse's own does at every
+    `add_argument`. The same width, so the same help text."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with a mistake in the command line reported in one line
     (`vmsched run: error: ...; see vmsched run --help`), status 2, as every
     other bad input is; subcommands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(
@@ -832,7 +869,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     verbose_help = "more detail: per-VCPU rows, scheduler counters, tracebacks of internal errors"
     parser.add_argument("-v", "--verbose", action="store_true", help=verbose_help)
     # -v after the subcommand too; SUPPRESS keeps the value given before it.
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=_HelpFormatter)
     common.add_argument(
         "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=verbose_help
     )

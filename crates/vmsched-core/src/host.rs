@@ -157,6 +157,12 @@ pub struct IoCosts {
     pub guest_pkt_ns: u64,
     /// Guest CPU per disk request in its block front end (issue plus completion).
     pub guest_disk_ns: u64,
+    /// Guest CPU per read() call of a file through the page cache, besides
+    /// the copy: the system call, the page-cache lookup, and (dd) the
+    /// write() to /dev/null that follows it.
+    pub guest_read_call_ns: u64,
+    /// Guest CPU per KiB copied from the page cache to user space.
+    pub guest_copy_kb_ns: u64,
     /// Guest CPU per web request besides its packets (the web server's work).
     pub web_request_ns: u64,
     /// Guest CPU per OLTP transaction besides its disk requests (the database's work).
@@ -182,6 +188,9 @@ pub struct IoCosts {
     pub disk_bps: u64,
     /// Fixed controller and command overhead per disk request, ns.
     pub disk_request_ns: u64,
+    /// Largest disk request the driver domain's block layer merges queued
+    /// requests into, bytes (0: no merging).
+    pub disk_max_request: u64,
     /// The driver domain's backends run as kernel threads (`true`: they
     /// preempt the driver domain's own processes only at its next
     /// scheduler tick) rather than in softirq context (`false`: at once).
@@ -270,6 +279,18 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         "ns",
         0,
         "Guest CPU per disk request (block front end, issue and completion).",
+    ),
+    cost(
+        "guest_read_call_ns",
+        "ns",
+        0,
+        "Guest CPU per read() of a file through the page cache besides the copy (system call, page-cache lookup; dd's write() to /dev/null with it).",
+    ),
+    cost(
+        "guest_copy_kb_ns",
+        "ns",
+        0,
+        "Guest CPU per KiB copied from the page cache to user space.",
     ),
     cost(
         "web_request_ns",
@@ -458,6 +479,17 @@ pub const PROFILE_PARAMS: &[ParamSpec] = &[
         scope: ParamScope::Global,
         doc: "Fixed controller and command overhead per request.",
     },
+    ParamSpec {
+        name: "disk_max_request_kb",
+        unit: "KiB",
+        kind: ParamKind::Float {
+            min: 0.0,
+            max: 1_048_576.0,
+        },
+        default: Default::Float(0.0),
+        scope: ParamScope::Global,
+        doc: "Largest request the driver domain's block layer builds by merging adjacent queued requests of one guest (the device's max_sectors_kb); 0 = no merging.",
+    },
 ];
 
 const fn cost(
@@ -488,6 +520,7 @@ pub const DEVICE_OVERRIDES: &[(&str, &str, &str)] = &[
     ("disk", "rpm", "disk_rpm"),
     ("disk", "transfer_mb_s", "disk_transfer_mb_s"),
     ("disk", "request_us", "disk_request_us"),
+    ("disk", "max_request_kb", "disk_max_request_kb"),
 ];
 
 /// Built-in profiles: (name, TOML text).
@@ -553,6 +586,8 @@ impl Platform {
                 disk_write_ns: ns("disk_write_ns"),
                 guest_pkt_ns: ns("guest_pkt_ns"),
                 guest_disk_ns: ns("guest_disk_ns"),
+                guest_read_call_ns: ns("guest_read_call_ns"),
+                guest_copy_kb_ns: ns("guest_copy_kb_ns"),
                 web_request_ns: ns("web_request_ns"),
                 oltp_txn_ns: ns("oltp_txn_ns"),
                 fid: crate::io::IoFidelity::from_params(p),
@@ -568,6 +603,7 @@ impl Platform {
                 },
                 disk_bps: (f("disk_transfer_mb_s") * 1e6).round() as u64,
                 disk_request_ns: (f("disk_request_us") * 1e3).round() as u64,
+                disk_max_request: (f("disk_max_request_kb") * 1024.0).round() as u64,
                 backend_thread: p.str("backend_context") == "thread",
                 guest_tick_ns: (f("guest_tick_ms") * 1e6).round() as u64,
             },

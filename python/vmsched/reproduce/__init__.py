@@ -97,7 +97,7 @@ def run(
 ) -> Reproduction:
     """Run one experiment (its `--quick` version with `quick`) on `jobs` processes (or a
     Ray cluster: `backend="ray"`, `address`), each configuration with `replications`
-    seeds (default: 3 full, 2 quick); `with_schedulers` adds schedulers (yours:
+    seeds (default: 3 full, 1 quick); `with_schedulers` adds schedulers (yours:
     `file.py:Class`) as columns."""
     exp = experiment(exp_id)
     if with_schedulers:
@@ -158,7 +158,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="short runs (seconds in all) instead of the full-length ones",
+        help="a smoke check: short runs with one seed (seconds in all) instead of the "
+        "full-length ones; its verdicts are not the scorecard's",
     )
     p.add_argument(
         "--replications",
@@ -175,7 +176,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help=(
-            "rerun each experiment's quick grid with every estimated number halved and "
+            "rerun each experiment's sensitivity grid (short runs, one seed) with every "
+            "estimated number halved and "
             "doubled, and report which verdicts hold (default: on for full runs, off with "
             "--quick)"
         ),

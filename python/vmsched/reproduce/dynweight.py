@@ -87,7 +87,10 @@ WORKLOADS = {"web": WEB, "iperf": IPERF, "disk": DISK}
 THROUGHPUT = {"web": "throughput_req_s", "iperf": "throughput_mbit_s", "disk": "throughput_mb_s"}
 
 FULL = Timing(duration_s=60, warmup_s=5)
-QUICK = Timing(duration_s=5, warmup_s=1, quick=True)
+#: The sensitivity tables' grid (`Experiment.sensitivity`): 5 s after 1 s of warm-up.
+SENSITIVITY = Timing(duration_s=5, warmup_s=1, quick=True)
+#: `--quick`, a smoke check (one seed, `QUICK_REPLICATIONS`): 2 s after 0.5 s of warm-up.
+QUICK = Timing(duration_s=2, warmup_s=0.5, quick=True, smoke=True)
 
 UNITS = {
     "throughput_req_s": "req/s",
@@ -257,85 +260,149 @@ def _claim_35(t: Table) -> Verdict:
 _CREDIT_FLAT = (
     "Under Credit 3.0.3 (no ratelimit, and no BOOST: it came in 3.0.4) a waking Dom0 "
     "preempts the guest only when the guest is OVER. Priorities sampled every 1 ms over 5 s "
-    "(seed 1): at ratio 0.5 Dom0, needing more than its 33.3 % entitlement, is OVER 77 % of "
-    "the time and the guest UNDER throughout; Dom0 waits runnable for the guest's 30-ms "
-    "slices and serves the packets in batches (10-s run: 38 executions/s, 450 I/O events each; 948 "
-    "req/s, Dom0 35.3 %). From ratio 1 the guest, charged at most ticks (it runs 55 %), is "
-    "OVER 83-87 % of the time at every ratio and Dom0 UNDER 98-100 %: Dom0 preempts it at "
-    "nearly every wake (10-s runs: about 3 700 executions/s, 3.1-3.3 events each), and a "
-    "larger weight changes neither share (646, 623, 626, 631, 632 req/s at 1-3; Dom0 44.0-44.7 %)."
+    "(seed 1) and 10-s runs (seed 1), of the model at commit fd5592c: at ratio 0.5 Dom0, "
+    "needing more than its 33.3 % entitlement, was OVER 77 % of the time and the guest UNDER "
+    "throughout; Dom0 waited runnable for the guest's 30-ms slices and served the packets in "
+    "batches (38 executions/s, 450 I/O events each; 948 req/s, Dom0 35.3 %). From ratio 1 the "
+    "guest, charged at most ticks, was OVER 83-87 % of the time at every ratio and Dom0 UNDER "
+    "98-100 %: Dom0 preempted it at nearly every wake (about 3 700 executions/s, 3.1-3.3 "
+    "events each). In this run a larger weight changes neither share from ratio 1: Credit "
+    "gives {credit_web_from1} req/s at ratios 1-3, the guest at {credit_web_guest_lo}-"
+    "{credit_web_guest_hi} % and Dom0 at {credit_web_dom0_lo}-{credit_web_dom0_hi} % of the "
+    "CPU."
 )
 
 #: Where the explanations come from.
 _DW_SOURCE = (
-    "From the full-length run (`vmsched reproduce dynweight-dom0-ratio`, 3 seeds of 60 s) "
-    "with the `cherkasova2007` switch costs on, the web server holding the 278 connections of "
-    "Apache 2 prefork and Linux's listen queue (`setups.WEB_HELD_CONNECTIONS`) and iperf's "
-    "receive window at the 174 760 bytes Linux 2.6.16 autotunes to "
-    "(`setups.IPERF_RECV_SOCKET_BYTES`). "
+    "The model: the `cherkasova2007` switch costs on, the web server holding the 278 "
+    "connections of Apache 2 prefork and Linux's listen queue (`setups.WEB_HELD_CONNECTIONS`) "
+    "and iperf's receive window at the 174 760 bytes Linux 2.6.16 autotunes to "
+    "(`setups.IPERF_RECV_SOCKET_BYTES`)."
+)
+
+#: dd in this run, before the claim-35 text's numbers from an earlier run.
+_DD_NOW = (
+    "{v35}. In this run: SEDF {sedf_disk} and Credit {credit_disk} MB/s over the ratios "
+    "(largest gap {disk_gap} %), the guest at {disk_guest_lo}-{disk_guest_hi} % and Dom0 at "
+    "{disk_dom0_lo}-{disk_dom0_hi} % of the CPU. As measured in the full-length run of the "
+    "model at commit 269ea89 (not this run): "
 )
 
 EXPLAIN = {
     "32": (
-        _DW_SOURCE + "Fails on Credit's steps after the cliff only. SEDF falls at every step, "
-        "932 → 776 → 699 → 671 → 626 → 617 req/s (x1.51, paper x1.63): its slice for Dom0 "
-        "grows with the ratio and Dom0 runs more often, each execution paying the switch's "
-        "refill. Credit falls x1.50 (paper x1.94, within the accepted range), but after its "
-        "cliff it is flat: 646 → 623 → 626 → 631 → 632. **Model**: "
+        "{v32}. SEDF: {sedf_web} req/s (x{sedf_web_x}, paper x1.63): its slice "
+        "for Dom0 grows with the ratio and Dom0 runs more often, each execution paying the "
+        "switch's refill. Credit: {credit_web} req/s (x{credit_web_x}, paper x1.94); after "
+        "its cliff (ratios 1-3) its throughput varies x{credit_web_after}. **Model**: "
         + _CREDIT_FLAT
         + " The paper's decline after the cliff is small (510 → 486 → 472 → 460 → 456, steps "
         "of 0.9-4.7 %) and needs the guest OVER a growing part of the time as its entitlement "
-        "shrinks; with tick-sampled charging it is OVER 83-87 % at every ratio from 1. "
-        "With BOOST (3.0.4, 10-s runs, seed 1) the sweep is flat too (918 → 566 → 564 → 549 "
-        "→ 549 → 549): every wake of an UNDER Dom0 preempts."
+        "shrinks; with tick-sampled charging it was OVER 83-87 % at every ratio from 1. "
+        "With BOOST (3.0.4; 10-s runs, seed 1, of the model at commit fd5592c) the sweep was "
+        "flat too (918 → 566 → 564 → 549 → 549 → 549): every wake of an UNDER Dom0 preempts. "
+        + _DW_SOURCE
     ),
     "33": (
-        _DW_SOURCE + "Not reproduced, on one of its parts. Credit's cliff holds: 948 → 646 "
-        "(x1.47, paper x1.74) against SEDF's 932 → 776 (x1.20, paper x1.17), and Credit is "
-        "ahead at 0.5 (948 vs 932); but SEDF is ahead only at ratios 1-2 (by 129, 76, 45 "
-        "req/s), not at 2.5 and 3 (626 vs 631, 617 vs 632). Measured cause: SEDF keeps falling "
-        "as Dom0's slice grows, while Credit stays flat from ratio 1 on. " + _CREDIT_FLAT
+        "{v33}. Credit's cliff from 0.5 to 1: {credit_cliff} (x{credit_cliff_x}, "
+        "paper x1.74) against SEDF's {sedf_cliff} (x{sedf_cliff_x}, paper x1.17); at 0.5 "
+        "Credit {credit_05} vs SEDF {sedf_05}. SEDF minus Credit at ratios 1-3: "
+        "{sedf_lead} req/s (the paper has SEDF ahead at every ratio from 1). Measured cause: "
+        "SEDF keeps falling as Dom0's slice grows, while Credit stays nearly flat from ratio 1 "
+        "on. " + _CREDIT_FLAT + " " + _DW_SOURCE
     ),
     "34": (
-        _DW_SOURCE + "(The earlier 87 380-byte window was the initial buffer, not what the "
-        "stream runs with.) Credit's part "
-        "holds: it falls at every step, 260 → 256 → 242 → 234 → 170 → 153 Mbit/s (paper 220 → "
-        "188). Priorities sampled every 1 ms over 5 s (seed 1): at ratios 0.5-2 Dom0, using 70 "
-        "% of the CPU, is OVER 84-96 % of the time and the guest UNDER, so Dom0 runs in "
-        "batches (10-s runs: 690-1 760 executions/s, 48 down to 17 I/O events each, fewer as its "
-        "entitlement grows); at 2.5 and 3 the guest's entitlement (28.6, 25 %) is below its "
-        "~32 % need: the guest is OVER 95-98 % and Dom0 UNDER, which preempts it at every wake "
-        "(4 700-5 700 executions/s, 3-4.5 events each), each switch paying its refill. SEDF's "
-        "fails twice. (1) It is "
-        "flat up to 1.5 (245, 249, 247; with the old window it fell from 1.5: 190) and then "
-        "drops to 178, 176, 179 (x1.42). Measured cause (10-s runs, seed 1): under 3.0.2's "
-        "short-block rule Dom0, which short-blocks on every burst of packets, is owed its "
-        "lost slice again and again and repays it in 500-µs penalty quanta, which run before "
-        "any utilisation extra time: 80 797 penalty quanta in 10 s at ratio 2 against 22 062 "
-        "at 1.5, and 12 utilisation quanta against 1 732; the guest then lives on its own "
-        "slice (3.3 ms of every 10 at ratio 2), below what it needs with the waits "
-        "(runnable-waiting 53 %). With 3.0.3's rule (one quantum repays the loss) the same "
-        "runs give 248 → 249 → 246 → 240 → 243 → 240 (flat, x1.04, quick); the chapter names "
-        "no tree and runs on the one its mirrored experiment needs for its NWC rows (3.0.2), "
-        "so this is reported, not adopted. (2) SEDF is below Credit at 0.5 and 1 (245 vs 260, "
-        "249 vs 256): SEDF leaves the CPU idle 6 % of the time (Dom0 66.0 % + guest 27.8 %) "
-        "in its idle holes (3.0.x's extra time is not handed out when the next period starts "
-        "within one 500-µs quantum), while Credit keeps it 100 % busy. The chapter does not "
-        "say how a weight maps to SEDF (slices filling the period in the ratio, as for "
-        "Cherkasova's rows; SEDF's weight mode, `xm sched-sedf -w`, was tried and gives the "
-        "same throughput at every ratio on 3.0.2)."
+        "{v34}. (The earlier 87 380-byte window was the initial buffer, not what the "
+        "stream runs with.) Credit: {credit_iperf} Mbit/s (paper 220 → 188). "
+        "Priorities sampled every 1 ms over 5 s and 10-s runs (seed 1), of the model at "
+        "commit fd5592c: at ratios 0.5-2 Dom0, using 70 % of the CPU, was OVER 84-96 % of the "
+        "time and the guest UNDER, so Dom0 ran in batches (690-1 760 executions/s, 48 down to "
+        "17 I/O events each, fewer as its entitlement grows); at 2.5 and 3 the guest's "
+        "entitlement (28.6, 25 %) is below its ~32 % need: the guest was OVER 95-98 % and Dom0 "
+        "UNDER, which preempts it at every wake (4 700-5 700 executions/s, 3-4.5 events each), "
+        "each switch paying its refill. SEDF: {sedf_iperf} Mbit/s (x{sedf_iperf_x}; "
+        "required x1.10 or less). Measured cause of SEDF's drop from ratio 2 (10-s runs, seed "
+        "1, of the model at commit 5016e1a, where SEDF had fallen from 1.5 to 190 Mbit/s with "
+        "the old window): under 3.0.2's short-block rule Dom0, which short-blocks on every "
+        "burst of packets, is owed its lost slice again and again and repays it in 500-µs "
+        "penalty quanta, which run before any utilisation extra time: 80 797 penalty quanta in "
+        "10 s at ratio 2 against 22 062 at 1.5, and 12 utilisation quanta against 1 732; the "
+        "guest then lives on its own slice (3.3 ms of every 10 at ratio 2), below what it "
+        "needs with the waits (runnable-waiting 53 %). With 3.0.3's rule (one quantum repays "
+        "the loss) the same runs gave 248 → 249 → 246 → 240 → 243 → 240 (flat, x1.04, quick); "
+        "the chapter names no tree and runs on the one its mirrored experiment needs for its "
+        "NWC rows (3.0.2), so this is reported, not adopted. SEDF against Credit at 0.5 and "
+        "1: {sedf_iperf_05} vs {credit_iperf_05}, {sedf_iperf_1} vs {credit_iperf_1}; at 0.5 "
+        "SEDF leaves the CPU idle {sedf_iperf_idle_05} % of the time (Dom0 "
+        "{sedf_iperf_dom0_05} % + guest {sedf_iperf_guest_05} %) in its idle holes (3.0.x's "
+        "extra time is not handed out when the next period starts within one 500-µs quantum), "
+        "while Credit keeps it {credit_iperf_busy_05} % busy. The chapter does not say how a "
+        "weight maps to SEDF (slices filling the period in the ratio, as for Cherkasova's "
+        "rows; SEDF's weight mode, `xm sched-sedf -w`, was tried (model at commit 6bc03dc) and "
+        "gave the same throughput at every ratio on 3.0.2). " + _DW_SOURCE
     ),
     "35": (
-        _DW_SOURCE + "Fails on one point: SEDF and Credit agree "
-        "within 1.1 % (paper ~4 %), but neither rises with Dom0's weight (SEDF 36.5-36.6, Credit "
-        "36.9 MB/s at every ratio; paper +8 % and +14 %). **Setup, from the text**: dd is the "
+        _DD_NOW + "Fails on one point: SEDF and Credit agree "
+        "(paper within ~4 %), but neither rises with Dom0's weight (paper +8 % and +14 %). "
+        "**Setup, from the text**: dd is the "
         "only load (the chapter's setup is dd in the guest, Dom0 otherwise idle). It is bound "
-        "by the disk and its read-ahead round trip (disk 73 % busy; the host 23 % busy: guest "
-        "19.3 %, Dom0 3.6-4.0 %), so no domain ever waits for the CPU and no weight can bind: "
+        "by the disk: Linux 2.6.16's read-ahead keeps the next 128-KiB window in flight while "
+        "dd copies the current one, so the disk is 100 % busy and the host 67 % idle (guest "
+        "24.7 %, Dom0 7.7-8.2 %); no domain ever waits for the CPU and no weight can bind: "
         "the sweep is flat by construction. The paper's mild rise implies Dom0 was contended "
-        "in its dd runs, by something its text does not describe."
+        "in its dd runs, by something its text does not describe. " + _DW_SOURCE
     ),
 }
+
+
+def _explain(t: Table) -> dict[str, Any]:
+    """The numbers the explanations quote, from this run's results table."""
+    f: dict[str, Any] = {}
+
+    def word(check) -> str:
+        return "Reproduced" if check(t)[0] else "Not reproduced"
+
+    def pct_range(key: str, metric: str, rows: list[tuple[str, str, float]]) -> None:
+        values = [
+            t.get(s, metric, workload=wl, mode="wc", dom0_weight_ratio=r) for s, wl, r in rows
+        ]
+        f[f"{key}_lo"], f[f"{key}_hi"] = f"{min(values):.1f}", f"{max(values):.1f}"
+
+    f["v32"], f["v33"], f["v34"], f["v35"] = (
+        word(c) for c in (_claim_32, _claim_33, _claim_34, _claim_35)
+    )
+    for wl in ("web", "iperf", "disk"):
+        for sched in ("sedf", "credit"):
+            values = _series(t, wl, sched)
+            f[f"{sched}_{wl}"] = _row_text(values)
+            f[f"{sched}_{wl}_x"] = f"{spread(values):.2f}"
+            f[f"{sched}_{wl}_05"] = num(values[0])
+            f[f"{sched}_{wl}_1"] = num(values[1])
+    sedf, credit = _series(t, "web", "sedf"), _series(t, "web", "credit")
+    f["credit_web_after"] = f"{spread(credit[1:]):.2f}"
+    f["credit_web_from1"] = ", ".join(num(v) for v in credit[1:])
+    from1 = [("credit", "web", r) for r in RATIOS[1:]]
+    pct_range("credit_web_guest", "domu_cpu_pct", from1)
+    pct_range("credit_web_dom0", "dom0_cpu_pct", from1)
+    for name, values in (("credit", credit), ("sedf", sedf)):
+        f[f"{name}_cliff"] = _row_text(values[:2])
+        f[f"{name}_cliff_x"] = f"{ratio(values[0], values[1]):.2f}"
+    f["credit_05"], f["sedf_05"] = num(credit[0]), num(sedf[0])
+    f["sedf_lead"] = ", ".join(
+        f"{s - c:+,.0f} at {r:g}" for r, s, c in zip(RATIOS[1:], sedf[1:], credit[1:], strict=True)
+    )
+    at05 = {"workload": "iperf", "mode": "wc", "dom0_weight_ratio": 0.5}
+    d0, du = t.get("sedf", "dom0_cpu_pct", **at05), t.get("sedf", "domu_cpu_pct", **at05)
+    f["sedf_iperf_dom0_05"], f["sedf_iperf_guest_05"] = f"{d0:.1f}", f"{du:.1f}"
+    f["sedf_iperf_idle_05"] = f"{100 - d0 - du:.0f}"
+    busy = t.get("credit", "dom0_cpu_pct", **at05) + t.get("credit", "domu_cpu_pct", **at05)
+    f["credit_iperf_busy_05"] = f"{busy:.0f}"
+    disk = [_series(t, "disk", s) for s in ("sedf", "credit")]
+    gaps = [abs(ratio(a, b) - 1) for a, b in zip(*disk, strict=True)]
+    f["disk_gap"] = f"{100 * max(gaps):.1f}"
+    every = [(s, "disk", r) for s in ("sedf", "credit") for r in RATIOS]
+    pct_range("disk_guest", "domu_cpu_pct", every)
+    pct_range("disk_dom0", "dom0_cpu_pct", every)
+    return f
 
 
 DOM0_RATIO = Experiment(
@@ -385,7 +452,7 @@ DOM0_RATIO = Experiment(
         "ACK-clocked with the window Linux 2.6.16 autotunes to (174 760 bytes), as there; "
         "iperf: a stream from the remote host into the guest; dd: 1-KB blocks for the whole "
         "run. The disk throughput is converted to dd's MB/s (10^6 bytes).",
-        "Every configuration runs with several seeds (3, 2 with `--quick`); every number is "
+        "Every configuration runs with several seeds (3, 1 with `--quick`); every number is "
         "the mean with its 95 % interval; the warm-up is left out of every number.",
     ),
     units=UNITS,
@@ -393,6 +460,7 @@ DOM0_RATIO = Experiment(
     measure=_measure,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     published=_published(),
     claims=(
         Claim(
@@ -444,6 +512,7 @@ DOM0_RATIO = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
+    explain=_explain,
     note="The NWC tables (6.4-6.6, claims 36-39) are kept for independent "
     "validation: NWC is simulated but not compared.",
 )

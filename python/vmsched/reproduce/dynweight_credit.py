@@ -20,6 +20,7 @@ the 120-s run; the warm-up only restarts the measurements).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from vmsched.reproduce.checks import num
@@ -63,7 +64,10 @@ WEIGHT = 256
 LOAD_MODELS = ("allocation", "vcpu")
 #: 120 s, sampled every 10 s (quick: 6 s, every 2 s).
 FULL = Timing(duration_s=120, warmup_s=0)
-QUICK = Timing(duration_s=6, warmup_s=0, quick=True)
+#: The sensitivity tables' grid (`Experiment.sensitivity`); `--quick` runs the same
+#: lengths with one seed (`QUICK_REPLICATIONS`): the runs are cheap.
+SENSITIVITY = Timing(duration_s=6, warmup_s=0, quick=True)
+QUICK = replace(SENSITIVITY, smoke=True)
 SAMPLE_S = {False: 10.0, True: 2.0}
 
 UNITS = {
@@ -242,7 +246,7 @@ DYNWEIGHT_CREDIT = Experiment(
         "by a run of t s whose first t - 10 s are warm-up (a reproduction measures one "
         "summary per run; the runs are deterministic, so each is the first t s of the same "
         "120-s run). The chapter sampled with xentop and XenMon every 10 s.",
-        "Every configuration runs with several seeds (3, 2 with `--quick`); numbers are means "
+        "Every configuration runs with several seeds (3, 1 with `--quick`); numbers are means "
         "with 95 % intervals.",
     ),
     units=UNITS,
@@ -251,6 +255,7 @@ DYNWEIGHT_CREDIT = Experiment(
     derive=_derive,
     full=FULL,
     quick=QUICK,
+    sensitivity=SENSITIVITY,
     figures=tuple(
         Figure(
             file=f"fig{n}-shares-{loads.replace('/', '-')}-{model}.png",

@@ -450,71 +450,130 @@ def _figures() -> tuple[Figure, ...]:
 
 
 #: Why each claim is or is not reproduced; written from the full run (`vmsched reproduce
-#: thesis2015-enhanced`, see docs/reproduce-proposals.md), with its numbers.
+#: thesis2015-enhanced`, see docs/reproduce-proposals.md). The texts are templates: every
+#: `{name}` is a number of this run that `_explain` computes from the results table; a
+#: number from another run says which run it comes from.
 _SAME = (
     "The Enhanced rule acts in the thesis's contended runs: it deschedules the running VCPU "
     "at every decision (no Credit rate-limit hold, the thesis's `enhanced_schedule`) and runs "
-    "the queued VCPU with the most remaining credit, and in the full run its choice differs "
-    "from Credit's about 1.58 million times in netperf with Dom0 stressed (per seed, "
-    "summed over the four message sizes; all past "
-    "Credit's rate limit: the guest's VCPU preempting the CPU test at once), 18 579 times in "
-    "OLTP with Dom0 stressed, 14 025 in the consolidated server and 4 876 in netperf with "
-    "Dom0 doing disk I/O (summed likewise); 39 in IOzone with Dom0 stressed, none of them "
-    "past Credit's rate limit, where the guest's VCPU wakes once per 1 MiB record, after "
-    "the CPU test has run longer than the rate limit, so Credit preempts at once too. "
-    "Whether those "
+    "the queued VCPU with the most remaining credit, and in this run its choice differs "
+    "from Credit's {d_net_stress} times in netperf with Dom0 stressed (mean per seed, "
+    "summed over the message sizes; {h_net_stress} of them past "
+    "Credit's rate limit: the guest's VCPU preempting the CPU test at once), {d_oltp} times "
+    "in OLTP with Dom0 stressed, {d_consolidated} in the consolidated server and "
+    "{d_net_disk} in netperf with Dom0 doing disk I/O (summed likewise); {d_disk} in IOzone "
+    "with Dom0 stressed, {h_disk} of them past Credit's rate limit, where the guest's VCPU "
+    "wakes about once per 1 MiB record, after the CPU test has run longer than the rate "
+    "limit, so Credit preempts at once too. Whether those "
     "decisions change a result depends on the setup: "
 )
+_SENSITIVITY = t15.OTHER_RUN_SENSITIVITY.format(exp="thesis2015-net")
 EXPLANATIONS = {
-    "44": _SAME + "with Dom0 idle all four schedulers give the same near-native ratio, 90.4 % "
-    "(87.7 % sequential, 93.2 % random; paper Credit 93, SEDF 97, Credit2 94-99, Enhanced "
-    "98-99 %): the guest's I/O never waits for a PCPU, and the ratio is set by the I/O path "
-    "alone (the guest's block front end splits a 1 MB record into 44 KiB requests, Dom0's "
-    "own IOzone issues 512 KiB ones). The paper's spread between schedulers is not produced "
-    "by the model.",
-    "45": _SAME + "Dom0's CPU test costs the guest's disk I/O almost nothing under any scheduler: "
-    "Enhanced 0.03, Credit2 -0.00, Credit 0.03, SEDF 0.89 % (paper 2-4, 4-6, 4-5 and 41-45 %). "
+    "44": _SAME + "with Dom0 idle the four schedulers give near-native ratios of {near} % "
+    "(Credit: {near_seq} % sequential, {near_rand} % random; paper Credit 93, SEDF 97, "
+    "Credit2 94-99, Enhanced 98-99 %): the guest's I/O never waits for a PCPU, and the ratio "
+    "is set by the I/O path alone (the guest's block front end splits a 1 MB record into "
+    "44 KiB requests, Dom0's own IOzone issues 512 KiB ones). The paper's spread between "
+    "schedulers is not produced by the model.",
+    "45": _SAME + "Dom0's CPU test costs the guest's disk I/O almost nothing under any "
+    "scheduler: {degr} % (paper 2-4, 4-6, 4-5 and 41-45 %). "
     "Dom0's backends, kernel threads, preempt its CPU test as soon as a request wakes them "
-    "(CFS), and the guest's VCPU waits at most once per 1 MiB record (thesis2015-disk, claim "
+    "(CFS), and the guest's VCPU waits about once per 1 MiB record (thesis2015-disk, claim "
     "45), so Enhanced has nothing left to win.",
-    "45-write": _SAME
-    + "S-write degradations are Enhanced 0.02 %, Credit2 -0.00 %, Credit 0.01 %, SEDF 1.13 % "
-    "(the ranking needs steps of more than 0.5 points): the same near-zero effect as claim "
-    "45, so there is no ranking to reproduce.",
-    "47": _SAME
-    + "with Dom0 idle every scheduler sends 94.15 Mbit/s, the 100 Mbit/s link's payload rate "
-    "with Linux's TCP timestamp option on every segment: "
+    "45-write": _SAME + "S-write degradations are {w} % (the ranking needs steps of more "
+    "than {tie} points): the same near-zero effect as claim 45, so there is no ranking to "
+    "reproduce.",
+    "47": _SAME + "with Dom0 idle the schedulers send {idle} Mbit/s, at the 100 Mbit/s "
+    "link's payload rate with Linux's TCP timestamp option on every segment (94.15 Mbit/s): "
     "the stream is link-bound, so no scheduler can be above another (paper 87.85-91.05).",
-    "48": _SAME
-    + "with Dom0 under CPU stress the stream still runs at the link's rate: all four 94.15 "
-    "Mbit/s (0.00 %), against the paper's 80.47, 79.15, 72.71, 63.55 (11-29 % drops). "
-    "Enhanced's preemptions shorten the guest's waits, but netperf's autotuned buffers "
-    "(thesis2015-net, claim 48) cover every wait of every scheduler, Credit's longest 59 ms "
-    "included, so there is nothing for Enhanced to remove. With the send buffer fixed at "
-    "Table 3's printed 16 384 bytes (a setup alternative, sensitivity table) Credit loses "
-    "14.6 % through its 1-ms rate limit, which Enhanced, overriding it, does not.",
-    "48-disk": _SAME
-    + "with Dom0 writing to disk the stream loses 0.00 % under every scheduler (paper "
-    "Credit2 7.1, Credit 18.5, SEDF 22.0 %): Dom0's IOzone waits on the disk, not on the "
-    "CPU, and its backends and the guest never contend for a PCPU.",
-    "52": _SAME
-    + "OLTP in Dom0 runs 1 013-1 014 tx/s under all four (within 5 %: the first half of the "
-    "claim holds); in the guest Enhanced loses 3.88 %, Credit 6.10 %, Credit2 4.22 % against "
-    "Dom0-native: Enhanced's preemption lets the commit's blkback in at once where Credit's "
-    "rate limit holds it, and so does Credit2 (Xen 4.4's, which has no rate limit), which is "
-    "within 0.34 points, short of the 0.5-point tie the claim needs (with the variabilities "
-    "at 0, Credit2 lost 4.31 % run as of 4.8, with its 1-ms rate limit, and 4.20 % as of "
-    "4.4). Until Credit2's tickle was modelled, Credit2 lost 8.6 % here and the claim held; "
-    "that was a defect.",
-    "53": _SAME
-    + "with Dom0 idle Enhanced makes 14.6 % more context switches per second than Credit "
-    "(the first half of the claim), but its performance is not lower: ratio 1.004, OLTP "
-    "974 against 952 tx/s (Dom0's blkback preempts the guest's busy VCPUs at once instead "
-    "of after Credit's rate limit), every other run equal. vmsched charges each decision "
+    "48": _SAME + "with Dom0 under CPU stress the stream still runs at the link's rate: "
+    "{stress} Mbit/s, drops of {stress_drop} %, against the paper's 80.47, 79.15, 72.71, "
+    "63.55 (11-29 % drops). Enhanced's preemptions shorten the guest's waits, but netperf's "
+    "autotuned buffers (thesis2015-net, claim 48) cover every wait of every scheduler, "
+    "Credit's longest ({credit_longest_ms} ms, 1-MB messages) included, so there is nothing "
+    "for Enhanced to remove. With the send buffer fixed at Table 3's printed 16 384 bytes "
+    "(a setup alternative, from " + _SENSITIVITY + ") Credit lost 14.6 % through its 1-ms "
+    "rate limit, which Enhanced, overriding it, does not.",
+    "48-disk": _SAME + "with Dom0 writing to disk the stream's drops are {disk_drop} % "
+    "(paper Credit2 7.1, Credit 18.5, SEDF 22.0 %): Dom0's IOzone waits on the disk, not "
+    "on the CPU, and its backends and the guest never contend for a PCPU.",
+    "52": _SAME + "OLTP in Dom0 runs {native_range} tx/s under the four (the first half of "
+    "the claim needs them within 5 %); in the guest Enhanced loses {loss_enh} %, Credit "
+    "{loss_credit} %, Credit2 {loss_credit2} % against Dom0-native: Enhanced's preemption "
+    "lets the commit's blkback in at once where Credit's rate limit holds it, and so does "
+    "Credit2 (Xen 4.4's, which has no rate limit), {gap} points from Enhanced, against "
+    "the {tie}-point tie the claim needs (with the variabilities at 0, Credit2 lost 4.31 % "
+    "run as of 4.8, with its 1-ms rate limit, and 4.20 % as of 4.4, in "
+    + t15.OTHER_RUN_TARGETED.format(
+        config="thesis2015-oltp DomU",
+        change='the variabilities at 0, Credit2 as of "4.8" and "4.4"',
+    )
+    + "). In the runs of an earlier round, before Credit2's tickle was modelled, Credit2 "
+    "lost 8.6 % here and the claim held; that was a defect.",
+    "53": _SAME + "with Dom0 idle Enhanced makes {ctx_more} % more context switches per "
+    "second than Credit (geometric mean over the idle runs), and its performance ratio to "
+    "Credit is {perf_ratio}: OLTP {oltp_enh} against {oltp_credit} tx/s (Dom0's blkback "
+    "preempts the guest's busy VCPUs at once instead of after Credit's rate limit), the "
+    "other runs {others}. vmsched charges each decision "
     "and switch its profile cost (`sched_invoke_ns`, `ctx_switch_ns`, the refill), the "
     "same for every scheduler; at these rates that is less than what the faster commits "
     "gain.",
 }
+
+
+def _explain(t: Table) -> dict[str, str]:
+    """The numbers EXPLANATIONS quote, from this run's table."""
+    f = t15._f
+    out: dict[str, str] = {"tie": f"{TIE_POINTS:g}"}
+    for key, p in (
+        ("disk", {"setup": "disk", "case": "domu-dom0-stress"}),
+        ("net_stress", {"setup": "net", "dom0": "cpu-stress"}),
+        ("net_disk", {"setup": "net", "dom0": "disk-io"}),
+        ("oltp", {"setup": "oltp", "case": "domu-dom0-stress"}),
+        ("consolidated", {"setup": "consolidated"}),
+    ):
+        out[f"d_{key}"] = f(sum(_over_runs(t, ENHANCED, "differs_from_credit", p)), 0)
+        out[f"h_{key}"] = f(sum(_over_runs(t, ENHANCED, "ratelimit_overrides", p)), 0)
+
+    def each(values: dict[str, float], digits: int = 2) -> str:
+        return ", ".join(f"{label(s, {})} {f(v, digits)}" for s, v in values.items())
+
+    order = (ENHANCED, "credit2", "credit", "sedf")
+    out["near"] = each({s: t.get(s, "near_native_pct", setup="disk", mode="all") for s in order}, 1)
+    near = {m: t.get("credit", "near_native_pct", setup="disk", mode=m) for m in t15.IOZONE_MODES}
+    out["near_seq"] = f((near["seq-read"] + near["seq-write"]) / 2, 1)
+    out["near_rand"] = f((near["rand-read"] + near["rand-write"]) / 2, 1)
+    out["degr"] = each({s: t.get(s, "degradation_pct", setup="disk", mode="all") for s in order})
+    out["w"] = each({s: t.get(s, "degradation_pct", setup="disk", mode="seq-write") for s in order})
+    out["idle"] = each({s: _net(t, s, "idle") for s in order})
+    out["stress"] = each({s: _net(t, s, "cpu-stress") for s in order})
+    out["stress_drop"] = each({s: _net(t, s, "cpu-stress", "drop_pct") for s in order})
+    out["disk_drop"] = each({s: _net(t, s, "disk-io", "drop_pct") for s in order})
+    longest = t.get("credit", "domu_wait_max_us", setup="net", dom0="cpu-stress", message_mb=1)
+    out["credit_longest_ms"] = f(longest / 1000, 1)
+    native = [_tps(t, s, "dom0-native") for s in order]
+    out["native_range"] = f"{f(min(native), 0)}-{f(max(native), 0)}"
+    loss = {s: 100 * (1 - _tps(t, s, "domu") / _tps(t, s, "dom0-native")) for s in order}
+    out["loss_enh"] = f(loss[ENHANCED])
+    out["loss_credit"] = f(loss["credit"])
+    out["loss_credit2"] = f(loss["credit2"])
+    out["gap"] = f(loss["credit2"] - loss[ENHANCED])
+    perf, ctx, others = [], [], []
+    for metric, p in IDLE_RUNS:
+        e, c = t.get(ENHANCED, metric, **p), t.get("credit", metric, **p)
+        perf.append(e / c)
+        ctx.append(
+            _mean(_over_runs(t, ENHANCED, "ctx_switches_s", p))
+            / _mean(_over_runs(t, "credit", "ctx_switches_s", p))
+        )
+        if p["setup"] != "oltp":
+            others.append(f"{p.get('mode') or p['setup']} {f(100 * (e / c - 1))} %")
+    out["ctx_more"] = f(100 * (_geo_mean(ctx) - 1), 1)
+    out["perf_ratio"] = f(_geo_mean(perf), 3)
+    out["oltp_enh"] = f(_tps(t, ENHANCED, "domu"), 0)
+    out["oltp_credit"] = f(_tps(t, "credit", "domu"), 0)
+    out["others"] = "differing from Credit's by " + ", ".join(others)
+    return out
 
 
 ENHANCED_EXP = Experiment(
@@ -554,6 +613,7 @@ ENHANCED_EXP = Experiment(
     derive=_derive,
     full=t15.FULL,
     quick=t15.QUICK,
+    sensitivity=t15.SENSITIVITY,
     published=_published(),
     claims=(
         Claim(
@@ -627,6 +687,7 @@ ENHANCED_EXP = Experiment(
     figures=_figures(),
     label=label,
     explained_from=t15.THESIS_EXPLAINED_FROM,
+    explain=_explain,
     alternatives=t15.ALL_ALTERNATIVES,
     note="Fig. 40 (the consolidated server) is kept for independent validation: it "
     "is simulated, not compared.",

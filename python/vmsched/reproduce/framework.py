@@ -63,9 +63,16 @@ REPLICATION_COLUMNS = (
     "seeds",
     "values",
 )
-#: Seeds per configuration of a full-length run, and of a `--quick` one.
+#: Seeds per configuration of a full-length run, and of a `--quick` one (a smoke check:
+#: one seed, so its intervals are empty).
 FULL_REPLICATIONS = 3
-QUICK_REPLICATIONS = 2
+QUICK_REPLICATIONS = 1
+
+#: The grids an experiment runs: `full` (the full-length runs, the scorecard's), `quick`
+#: (`--quick`: a smoke check that everything runs and every verdict can be judged; fewer
+#: configurations and shorter runs) and `sensitivity` (what the sensitivity tables of a
+#: full-length run rerun with one seed per estimate; `Experiment.sensitivity`).
+GRIDS = ("full", "quick", "sensitivity")
 
 
 # ----- parameters as text -------------------------------------------------------------------
@@ -103,8 +110,12 @@ class Timing:
     warmup_s: float
     #: The seed of every run (the first seed, with replications).
     seed: int = 1
-    #: Whether this is the `--quick` timing (a grid may also be smaller then).
+    #: Whether this is a short timing (`--quick`'s or the sensitivity grid's): a grid may
+    #: also be smaller then.
     quick: bool = False
+    #: Whether this is `--quick`'s smoke timing: a grid may drop configurations its
+    #: claims do not need (every verdict must stay computable).
+    smoke: bool = False
     #: Seeds per configuration; None: FULL_REPLICATIONS, or QUICK_REPLICATIONS if quick.
     replications: int | None = None
 
@@ -184,7 +195,10 @@ class Claim:
     #: Why the claim is reproduced or not (which mechanism, or what the model, the
     #: calibration, the paper or Xen's code leaves out), with measured numbers, written by a
     #: person who has looked at the results. Empty until then; the report then shows a marked
-    #: placeholder for a claim that is not reproduced.
+    #: placeholder for a claim that is not reproduced. Where the experiment has an `explain`
+    #: function the text is a template (`str.format`): each `{name}` is a number of this
+    #: run that `explain` computes from the results table, filled in when the run is judged
+    #: (`ClaimResult.explanation`); literal braces are doubled.
     explanation: str = ""
 
 
@@ -226,7 +240,7 @@ def default_label(scheduler: str, params: Params) -> str:
 class Alternative:
     """A setup the paper's text leaves open, other than the one the experiment chose.
 
-    The sensitivity table (`vmsched.reproduce.sensitivity`) reruns the quick grid with
+    The sensitivity table (`vmsched.reproduce.sensitivity`) reruns the sensitivity grid with
     `apply` rewriting every run's scenario data, and the report gives the verdicts and
     the simulated numbers under it beside the chosen setup's."""
 
@@ -275,19 +289,39 @@ class Experiment:
     #: Said in the report where the paper's results are held back or otherwise absent.
     note: str = ""
     #: Which runs the claims' explanations were written from ("the full-length runs of the
-    #: model at commit ..."): the report says so above the claims, since the numbers an
-    #: explanation quotes are that run's, not necessarily the current one's.
+    #: model at commit ..."): the report says so above the claims. Without `explain`, the
+    #: numbers an explanation quotes are that run's, not necessarily the current one's; with
+    #: it, the reasoning is that run's and the numbers are this run's, except those the text
+    #: itself labels with the other run (and command) they come from.
     explained_from: str = ""
+    #: The numbers the claims' explanation templates quote, computed from this run's
+    #: results table: table -> {field: value} (a value is formatted by the template's
+    #: format spec, or is a string already). None: the explanations are plain text.
+    explain: Callable[[Table], Mapping[str, Any]] | None = field(default=None, compare=False)
     #: Swept parameters whose flat curves the paper's own text explains: parameter -> that
     #: explanation (quoted evidence). A flat sweep not listed here is reported as a setup
     #: defect (`vmsched.reproduce.binding`).
     flat_explained: Mapping[str, str] = field(default_factory=dict, compare=False)
     #: Setups the paper leaves open that the experiment did not choose: run as sensitivity
-    #: cases (quick grid, one seed) when the sensitivity table is made.
+    #: cases (sensitivity grid, one seed) when the sensitivity table is made.
     alternatives: tuple[Alternative, ...] = field(default=(), compare=False)
+    #: The run lengths of the sensitivity grid (`GRIDS`), which the sensitivity tables
+    #: rerun; None: the `quick` timing.
+    sensitivity: Timing | None = None
 
-    def runs(self, quick: bool) -> list[Run]:
-        return self.grid(self.quick if quick else self.full)
+    def timing(self, grid: str) -> Timing:
+        """The run lengths of one of `GRIDS`."""
+        if grid == "full":
+            return self.full
+        if grid == "quick":
+            return self.quick
+        if grid == "sensitivity":
+            return self.sensitivity if self.sensitivity is not None else self.quick
+        raise InternalError(f"{grid!r} is not a grid; expected one of {', '.join(GRIDS)}")
+
+    def runs(self, quick: bool, *, grid: str | None = None) -> list[Run]:
+        """The runs of the full-length grid, or `--quick`'s with `quick`, or `grid`'s."""
+        return self.grid(self.timing(grid or ("quick" if quick else "full")))
 
 
 # ----- the results table ------------------------------------------------------------------
@@ -395,6 +429,8 @@ class ClaimResult:
     #: What the check compared (see `checks.recording`): ("effect", measured, published) and
     #: ("order", values) entries, for the scorecard.
     compared: list[tuple] = field(default_factory=list)
+    #: The claim's explanation with this run's numbers filled in (`explain_claims`).
+    explanation: str = ""
 
 
 @dataclass
@@ -409,7 +445,13 @@ class Reproduction:
     summaries: list[dict[str, Any]]
     table: Table
     verdicts: list[ClaimResult]
-    #: Wall time of the whole batch this experiment was run in.
+    #: Wall seconds from the start of the batch this experiment was simulated in until
+    #: this experiment's runs were all back (its report could be made). Not the
+    #: experiment's own cost (that is `sim_wall_s`): `run_experiments` returns every
+    #: experiment of a batch together, so each gets the whole batch's time; the pipeline
+    #: of `vmsched reproduce` (`pipeline.run_and_draw`) makes each experiment's report as
+    #: soon as its own runs are back, so its time includes whatever other experiments'
+    #: runs the workers did before and excludes those done after.
     wall_s: float
     jobs: int
     #: The seeds every configuration ran with.
@@ -614,6 +656,43 @@ def judge(claim: Claim, table: Table) -> ClaimResult:
     return ClaimResult(claim, bool(ok), evidence, list(compared))
 
 
+#: The explanation of a run that lacks a result its explanation would quote.
+UNEXPLAINED = (
+    "This run lacks a result the explanation quotes ({missing}), so its numbers are not "
+    "filled in; the evidence above says what was measured."
+)
+
+
+def explain_claims(exp: Experiment, table: Table, verdicts: list[ClaimResult]) -> None:
+    """Fill in each verdict's explanation: the claim's text, with the numbers its template
+    quotes computed from `table` by the experiment's `explain` (a template that names a
+    number `explain` does not give, or a number the table lacks, is a bug)."""
+    if exp.explain is None:
+        for v in verdicts:
+            v.explanation = v.claim.explanation
+        return
+    if not any(v.claim.explanation for v in verdicts):
+        return
+    try:
+        fields = dict(exp.explain(table))
+    except MissingResult as exc:
+        # A run can lack a result its explanation quotes without a bug: a sensitivity
+        # variant whose workload completes nothing (no response time) leaves the claim
+        # "could not be evaluated". The explanation then says so instead of quoting
+        # numbers; the standard grids never get here (tests/test_reproduce.py).
+        for v in verdicts:
+            v.explanation = UNEXPLAINED.format(missing=exc)
+        return
+    for v in verdicts:
+        try:
+            v.explanation = v.claim.explanation.format_map(fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InternalError(
+                f"reproduction {exp.id}: claim {v.claim.id}'s explanation cannot be filled "
+                f"in: {exc!r} (a bug in vmsched/reproduce)"
+            ) from None
+
+
 def run_experiments(
     experiments: Sequence[Experiment],
     *,
@@ -624,14 +703,18 @@ def run_experiments(
     backend: str = "local",
     address: str | None = None,
     store: RunStore | None = None,
+    grid: str | None = None,
 ) -> list[Reproduction]:
     """Simulate the grids of `experiments` through the batch layer (`jobs` local
     processes, default all CPUs, or a Ray cluster: `backend`, `address`), each
     configuration once per seed (`replications` seeds, default the timing's), and return
-    one Reproduction each. Every scenario is validated first. With a `store`
+    one Reproduction each. The grid is the full-length one, `--quick`'s with `quick`, or
+    `grid` (one of `GRIDS`). Every scenario is validated first. With a `store`
     (vmsched.batch.RunStore), runs already in it are not simulated again."""
     n_jobs = default_jobs(jobs)
-    plans, trees = plan_experiments(experiments, quick, replications)
+    plans, trees = plan_experiments(experiments, quick, replications, grid=grid)
+    # A Reproduction is `quick` on any grid but the full-length one.
+    quick = (grid or ("quick" if quick else "full")) != "full"
     label = "reproduce " + (experiments[0].id if len(experiments) == 1 else "experiments")
     t0 = time.perf_counter()
     summaries = _run_all(trees, n_jobs, label, progress, backend, address, store)
@@ -659,6 +742,8 @@ class Plan:
         """The Reproduction of these runs' `summaries` (in grid order): table and verdicts."""
         exp = self.experiment
         table = _table(exp, self.runs, summaries, self.seeds)
+        verdicts = [judge(c, table) for c in exp.claims]
+        explain_claims(exp, table, verdicts)
         return Reproduction(
             experiment=exp,
             quick=quick,
@@ -666,7 +751,7 @@ class Plan:
             runs=self.runs,
             summaries=summaries,
             table=table,
-            verdicts=[judge(c, table) for c in exp.claims],
+            verdicts=verdicts,
             wall_s=wall_s,
             jobs=jobs,
             seeds=tuple(self.seeds),
@@ -674,15 +759,21 @@ class Plan:
 
 
 def plan_experiments(
-    experiments: Sequence[Experiment], quick: bool, replications: int | None
+    experiments: Sequence[Experiment],
+    quick: bool,
+    replications: int | None,
+    *,
+    grid: str | None = None,
 ) -> tuple[list[Plan], list[dict[str, Any]]]:
-    """Every experiment's seeded grid (`replications` seeds, default the timing's) and all
-    their scenario trees, validated, in experiment order."""
+    """Every experiment's seeded grid (the full-length one, `--quick`'s with `quick`, or
+    `grid`; `replications` seeds, default the timing's) and all their scenario trees,
+    validated, in experiment order."""
     n_reps = check_replications(replications)
+    grid = grid or ("quick" if quick else "full")
     plans = []
     trees: list[dict[str, Any]] = []
     for exp in experiments:
-        timing = exp.quick if quick else exp.full
+        timing = exp.timing(grid)
         if n_reps is not None:
             timing = replace(timing, replications=n_reps)
         seeds = timing.seeds

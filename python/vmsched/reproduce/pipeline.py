@@ -183,6 +183,8 @@ class _Pipeline:
     def _experiment_done(self, k: int) -> None:
         plan = self.plans[k]
         mine = [self.summaries[i] for i in self.where[plan.first : plan.first + len(plan.runs)]]
+        # Its wall_s: from the start of the whole batch until this experiment's own runs
+        # were back (not the batch's total, nor this experiment's own cost).
         rep = plan.reproduction(mine, self.quick, time.perf_counter() - self.t0, self.jobs)
         self.reps[k] = rep
         figs = rep.experiment.figures if self.figures else []

@@ -193,9 +193,20 @@ def _published_tables(rep: Reproduction) -> list[Block]:
 
 def _explanation_note(rep: Reproduction) -> list[Block]:
     """Where the explanations' numbers come from, when any claim has one."""
-    if not any(v.claim.explanation for v in rep.verdicts):
+    if not any(v.explanation for v in rep.verdicts):
         return []
     source = rep.experiment.explained_from or "an earlier run"
+    if rep.experiment.explain is not None:
+        return [
+            Text(
+                "Each verdict, its measured evidence and the numbers its explanation quotes are "
+                "this run's: the explanations were written by a person from "
+                f"{source}, and every number in them that measures this experiment's "
+                "configurations is computed from this run's results when the report is made. "
+                "A number from another run (a targeted diagnostic with other settings) says "
+                "which run and command it comes from."
+            )
+        ]
     quick = " This is a `--quick` run, so its numbers differ from theirs." if rep.quick else ""
     return [
         Text(
@@ -224,8 +235,8 @@ def _claims(rep: Reproduction) -> list[Block]:
             Text(f"> {c.statement} ({c.source})"),
             Text(f"**Verdict: {verdict}.** Measured: {v.evidence}"),
         ]
-        if c.explanation:
-            blocks.append(Text(f"**Explanation:** {c.explanation}"))
+        if v.explanation:
+            blocks.append(Text(f"**Explanation:** {v.explanation}"))
         elif not v.reproduced:
             blocks.append(
                 Text("**Explanation:** " + PLACEHOLDER.format(module=_module(rep.experiment)))
@@ -396,7 +407,8 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
         Text(
             "Each number marked *estimate* in docs/calibration.md that this experiment uses, "
             "and each setup number the paper leaves open, halved and doubled in turn; the "
-            "`--quick` grid with one seed is rerun for each and every verdict compared with the "
+            "sensitivity grid (short runs) with one seed is rerun for each and every verdict "
+            "compared with the "
             f"same grid's at the profiled values ({table.baseline_reproduced} of {table.judged} "
             "reproduced there). A verdict that flips hinges on that estimate "
             "(`vmsched.reproduce.sensitivity`)."
@@ -422,9 +434,10 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
             Heading(3, "Setups the paper leaves open: the alternatives"),
             Text(
                 "Each setup the paper's text leaves open, other than the one chosen above "
-                "(see the decisions), run the same way (quick grid, one seed). The verdicts "
-                "and simulated numbers under it, beside the chosen setup's in the same quick "
-                f"grid ({table.baseline_reproduced} of {table.judged} reproduced there)."
+                "(see the decisions), run the same way (sensitivity grid, one seed). The "
+                "verdicts and simulated numbers under it, beside the chosen setup's in the same "
+                f"sensitivity grid ({table.baseline_reproduced} of {table.judged} reproduced "
+                "there)."
             ),
         ]
         for r in alts:
@@ -448,7 +461,11 @@ def _sensitivity_blocks(rep: Reproduction) -> list[Block]:
 
 def _setup_line(rep: Reproduction) -> str:
     t = rep.timing
-    mode = "Quick run (`--quick`)" if rep.quick else "Full run"
+    mode = (
+        "Quick run (`--quick`, a smoke check: its verdicts may differ from the full-length run's)"
+        if rep.quick
+        else "Full run"
+    )
     seeds = rep.seeds
     if len(seeds) > 1:
         reps = (

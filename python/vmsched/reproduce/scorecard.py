@@ -101,8 +101,8 @@ def _first_sentences(text: str, limit: int = 320) -> str:
 def reason(v: ClaimResult) -> str:
     """The measured evidence, and for a miss the opening of its explanation."""
     out = v.evidence
-    if not v.reproduced and v.claim.explanation:
-        out += " Cause: " + _first_sentences(v.claim.explanation)
+    if not v.reproduced and v.explanation:
+        out += " Cause: " + _first_sentences(v.explanation)
     return out
 
 
@@ -131,6 +131,14 @@ def claims_csv(reps: Sequence[Reproduction]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Said of the verdicts of `--quick` runs (`vmsched.reproduce.framework.GRIDS`).
+_SMOKE = (
+    " `--quick` is a smoke check (short runs, one seed): its verdicts show that every claim "
+    "can be judged, and may differ from the full-length runs' (`vmsched reproduce --all`), "
+    "which are the scorecard."
+)
+
+
 def scorecard_md(reps: Sequence[Reproduction]) -> str:
     """The scorecard as Markdown: the counts, then one table row per verdict."""
     c = counts(reps)
@@ -142,7 +150,8 @@ def scorecard_md(reps: Sequence[Reproduction]) -> str:
         f"**{c.distinct_reproduced} of {c.distinct} distinct claims reproduced** "
         f"({c.reproduced} of {c.judged} verdicts; a claim judged by two experiments counts "
         f"once, reproduced only if both verdicts hold). From the {mode} runs with "
-        f"{'/'.join(str(s) for s in seeds)} replications per configuration.",
+        f"{'/'.join(str(s) for s in seeds)} replications per configuration."
+        + (_SMOKE if mode == "quick" else ""),
         "",
         "| experiment | claim | verdict | simulated | published | 95 % interval |",
         "|:---|:---|:---|---:|---:|---:|",

@@ -2,15 +2,16 @@
 
 Each profile number marked *estimate* in docs/calibration.md (`ESTIMATES`), and
 each setup choice the papers leave open (`SETUP_ESTIMATES`: the open-loop
-request rate), is halved and doubled in turn; the experiment's `--quick` grid
-is rerun with one seed for each, and every verdict is compared with the same
-grid's verdict at the profiled value. The report carries the table: which
-verdicts hold, which flip.
+request rate), is halved and doubled in turn; the experiment's sensitivity grid
+(`Experiment.sensitivity`: short runs, the grid `--quick` ran before it became
+a smaller smoke check) is rerun with one seed for each, and every verdict is
+compared with the same grid's verdict at the profiled value. The report
+carries the table: which verdicts hold, which flip.
 
-Quick grids with one seed keep this affordable (`vmsched reproduce --all`
+Short runs with one seed keep this affordable (`vmsched reproduce --all`
 runs it for every experiment within the command's time budget); the table
-says so, since a verdict of the full-length run may differ from the quick
-one's.
+says so, since a verdict of the full-length run may differ from the
+sensitivity grid's.
 
 The built-in profiles' numbers are read from their TOML files in the
 repository (`crates/vmsched-core/profiles/`); where the package is installed
@@ -127,7 +128,7 @@ class Variant:
 
 def variants(exp: Experiment) -> list[Variant]:
     """The estimates this experiment uses, each at every factor."""
-    runs = exp.runs(True)
+    runs = exp.runs(True, grid="sensitivity")
     out: list[Variant] = []
     profile = _profile_of(runs)
     table = builtin_profile(profile) if profile else None
@@ -245,7 +246,7 @@ def sensitivity(
     backend: str = "local",
     address: str | None = None,
 ) -> dict[str, Table]:
-    """Each experiment's sensitivity table (quick grids, one seed), all run in one batch
+    """Each experiment's sensitivity table (sensitivity grids, one seed), all run in one batch
     of the batch layer (`jobs` local processes, or a Ray cluster: `backend`, `address`)."""
     batch: list[Experiment] = []
     plan: list[tuple[Experiment, list[Variant]]] = []
@@ -257,7 +258,7 @@ def sensitivity(
             batch += [_varied(exp, v) for v in vs]
     reps = run_experiments(
         batch,
-        quick=True,
+        grid="sensitivity",
         jobs=jobs,
         progress=progress,
         replications=1,

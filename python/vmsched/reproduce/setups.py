@@ -32,11 +32,12 @@ from vmsched.api import catalogue
 from vmsched.reproduce.framework import Params, fmt_value
 from vmsched.scheduler import is_spec, register
 
-#: Where the explanations of the published experiments' claims come from (the report says so
-#: above the claims; docs/reproduce.md has the run times and the sensitivity runs).
+#: Where the explanations of the Cherkasova and dynamic-weight claims come from (the report
+#: says so above the claims; docs/reproduce.md has the run times and the sensitivity runs):
+#: their reasoning; the numbers they quote are the run's own (`explain`), or name their run.
 EXPLAINED_FROM = (
-    "the full-length runs (`vmsched reproduce --all`) of the model at commit 0b42cec, with "
-    "targeted runs besides"
+    "the full-length runs (`vmsched reproduce`) and targeted runs of the model from commit "
+    "0b42cec to commit 5f7a47b"
 )
 
 #: The platform profiles of the testbeds.
@@ -66,8 +67,10 @@ IPERF_RECV_SOCKET_BYTES = 174_760
 WEB_HELD_CONNECTIONS = 128 + 150
 
 
-#: The built-in schedulers' catalogue entries, read once: building a grid asks for them
-#: hundreds of times, and the catalogue (JSON from the core) takes milliseconds to read.
+#: The built-in schedulers' catalogue entries, read once: building a grid and labelling
+#: its rows ask for them hundreds of times, and the catalogue (JSON from the core) takes
+#: milliseconds to read. A user's scheduler is always named by its spec (`file.py:Class`),
+#: so a name that is not a spec and not here is no scheduler at all.
 _BUILT_IN: dict[str, dict[str, Any]] = {}
 
 
@@ -75,13 +78,16 @@ def _info(scheduler: str) -> dict[str, Any]:
     """The scheduler's catalogue entry (a user's scheduler is loaded first)."""
     if is_spec(scheduler):
         register(scheduler)
-    elif scheduler in _BUILT_IN:
-        return _BUILT_IN[scheduler]
-    for s in catalogue()["schedulers"]:
-        if s["name"] == scheduler:
-            if not is_spec(scheduler):
-                _BUILT_IN[scheduler] = s
-            return s
+        for s in catalogue()["schedulers"]:
+            if s["name"] == scheduler:
+                return s
+    else:
+        if not _BUILT_IN:
+            _BUILT_IN.update(
+                (s["name"], s) for s in catalogue()["schedulers"] if not is_spec(s["name"])
+            )
+        if scheduler in _BUILT_IN:
+            return _BUILT_IN[scheduler]
     raise ValueError(f"no scheduler {scheduler!r}")
 
 

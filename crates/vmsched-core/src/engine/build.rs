@@ -139,9 +139,7 @@ impl Simulation {
         io.seed_costs(scenario.run.seed, doms.iter().map(|d| d.name.as_str()));
         let switch = switch::SwitchModel::new(
             &scenario.host.platform.switch,
-            npcpus,
-            npcpus / topo.threads_per_core as usize,
-            topo.sockets as usize,
+            &topo,
             vcpus.iter().map(|v| {
                 let d = &scenario.domains[v.dom.idx()];
                 switch::footprint_of(&d.workload, driver == Some(v.dom))

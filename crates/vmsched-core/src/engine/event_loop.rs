@@ -15,9 +15,15 @@ use crate::time::Time;
 impl Simulation {
     /// Handle one event. Returns false when the run is over.
     fn step(&mut self) -> bool {
-        let Some((t, ev)) = self.w.queue.pop() else {
-            return false;
-        };
+        match self.w.queue.pop() {
+            Some((t, ev)) => self.handle(t, ev),
+            None => false,
+        }
+    }
+
+    /// Handle `ev`, just popped, due at `t`. Returns false when the run is over.
+    #[inline]
+    fn handle(&mut self, t: Time, ev: Event) -> bool {
         debug_assert!(t >= self.w.now, "time went backwards");
         self.w.now = t;
         match ev {
@@ -80,11 +86,10 @@ impl Simulation {
     /// Simulate up to simulated time `until` (or the end of the run).
     pub fn run_until(&mut self, until: Time) -> Result<Progress, SimError> {
         while !self.finished {
-            match self.w.queue.peek_time() {
-                Some(t) if t <= until => {}
-                _ => break,
-            }
-            if !self.step() {
+            let Some((t, ev)) = self.w.queue.pop_due(until) else {
+                break;
+            };
+            if !self.handle(t, ev) {
                 break;
             }
             if let Some(m) = self.w.fatal.take() {

@@ -156,7 +156,7 @@ impl Simulation {
             let mut cursor = self.w.doms[dom.idx()].wake_cursor;
             let mut tries = 0;
             while free < queued && tries < n {
-                let vi = first + cursor % n;
+                let vi = first + wrap(cursor, n);
                 cursor = cursor.wrapping_add(1);
                 tries += 1;
                 let v = &self.w.vcpus[vi as usize];
@@ -165,7 +165,7 @@ impl Simulation {
                     self.wake_vcpu(VcpuId(vi));
                 }
             }
-            self.w.doms[dom.idx()].wake_cursor = cursor % n.max(1);
+            self.w.doms[dom.idx()].wake_cursor = wrap(cursor, n.max(1));
             for vi in first..first + n {
                 if !self.w.vcpus[vi as usize].irq.is_empty() {
                     self.interrupt_vcpu(VcpuId(vi));
@@ -218,5 +218,16 @@ impl Simulation {
             self.w.raise_softirq(p, 0);
         }
         self.w.local = None;
+    }
+}
+
+/// `c` mod `n` for `n` > 0, without a division when `c` is below `n` (a
+/// domain's wake cursor nearly always is: it is kept reduced).
+#[inline]
+fn wrap(c: u32, n: u32) -> u32 {
+    if c < n {
+        c
+    } else {
+        c % n
     }
 }

@@ -260,25 +260,45 @@ impl World {
         }
     }
 
-    /// Queue `r` at the disk; start it if the disk is free.
+    /// Queue `r` at the disk; start it if the disk is free (and the queue
+    /// not plugged by a backend pass under way).
     fn disk_submit(&mut self, r: IoReq) {
         self.io.disk.queue.push_back(r);
-        self.disk_start();
+        if !self.io.disk.plugged {
+            self.disk_start();
+        }
     }
 
     fn disk_start(&mut self) {
         if self.io.disk.busy {
             return;
         }
-        let Some(r) = self.io.disk.queue.pop_front() else {
+        let Some((r, bytes)) = self.io.disk.take_next() else {
             return;
         };
         self.io.disk.busy = true;
-        let t = self.io.disk.service_ns(&r);
+        let t = self.io.disk.service_ns(&IoReq { bytes, ..r });
         let v = self.platform.io.fid.disk_service_cv;
         let t = v.draw_ns(&mut self.io.cost_rngs[r.guest.idx()], t);
+        self.io.disk.note_service(self.now, t);
         let at = self.now.after(t);
         self.in_flight(at, InFlight::DiskDone(r));
+        // The requests merged into it complete with it.
+        let mut merged = std::mem::take(&mut self.io.disk.merged);
+        for m in merged.drain(..) {
+            self.in_flight(at, InFlight::DiskDone(m));
+        }
+        self.io.disk.merged = merged;
+    }
+
+    /// A request of the one in service is done: the disk is free once all
+    /// of its merged requests are.
+    fn disk_part_done(&mut self) {
+        self.io.disk.in_service = self.io.disk.in_service.saturating_sub(1);
+        if self.io.disk.in_service == 0 {
+            self.io.disk.busy = false;
+            self.disk_start();
+        }
     }
 }
 
@@ -328,8 +348,7 @@ impl Simulation {
             InFlight::NicIrq => self.nic_irq(),
             InFlight::Deliver(r) => self.deliver(r),
             InFlight::DiskDone(mut r) => {
-                self.w.io.disk.busy = false;
-                self.w.disk_start();
+                self.w.disk_part_done();
                 if self.w.is_driver(r.guest) {
                     self.deliver(r);
                 } else {
@@ -446,8 +465,17 @@ impl Simulation {
                     self.w.push_irq(guest, 0, item);
                 }
             }
+            // blkback plugs the driver domain's queue for the pass and
+            // unplugs it after: the pass's requests reach the disk together
+            // (and merge) when merging is on.
+            let plug = self.w.io.disk.max_request > 0;
+            self.w.io.disk.plugged = plug;
             for r in &batch {
                 self.route_from_backend(*r);
+            }
+            if plug {
+                self.w.io.disk.plugged = false;
+                self.w.disk_start();
             }
             // Hand the buffer back for reuse.
             let b = &mut self.w.io.backends[guest.idx()];

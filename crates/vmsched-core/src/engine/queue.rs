@@ -37,6 +37,9 @@
 //! its own next (a periodic timer arming its next expiry), and that entry
 //! then goes straight into the root and sinks, one pass instead of a sink
 //! and a rise. The hole is filled before anything that needs a whole heap.
+//! An event queued for the current instant (a softirq raised by a slice
+//! end) takes the same path and stays in the root after one comparison, so
+//! it needs no list of its own.
 
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::time::Time;
@@ -117,6 +120,13 @@ struct Entry {
     b: u32,
 }
 
+/// Where timer (`kind`, `index`) keeps its position: one flat table, the
+/// kinds of one index side by side.
+#[inline]
+fn slot_index(kind: usize, index: u32) -> usize {
+    ((index as usize) << 2) | kind
+}
+
 /// Bits of the word holding the sequence number (2.9 × 10^17 events).
 const SEQ_BITS: u32 = 58;
 /// Bits below the sequence number holding the event's kind.
@@ -183,10 +193,24 @@ impl Entry {
         Event::decode(self.kind(), self.a, self.b)
     }
 
+    /// Its key as one number (due time above class and sequence): one
+    /// comparison without branches orders two entries.
+    #[inline]
+    fn rank(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.word)
+    }
+
     /// Is it due before `o`?
     #[inline]
     fn before(&self, o: &Entry) -> bool {
-        (self.time, self.word) < (o.time, o.word)
+        self.rank() < o.rank()
+    }
+
+    /// Its index in [`EventQueue::at`] if it is a [`Timer`].
+    #[inline]
+    fn timer_slot(&self) -> Option<usize> {
+        let kind = self.kind() as usize;
+        (kind < TIMER_KINDS).then(|| slot_index(kind, self.a))
     }
 
     /// Its key (due time, then class and sequence).
@@ -206,9 +230,9 @@ pub struct EventQueue {
     /// The root was popped and not refilled yet.
     hole: bool,
     seq: u64,
-    /// Per timer kind, per index: 1 + the heap position of its pending
-    /// instance, 0 if none.
-    at: [Vec<u32>; TIMER_KINDS],
+    /// Per timer, at [`slot_index`] of its kind and index: 1 + the heap
+    /// position of its pending instance, 0 if none.
+    at: Vec<u32>,
     /// Keys of the warm-up's end and of the run's end, once queued.
     warmup_end: Option<(u64, u64)>,
     run_end: Option<(u64, u64)>,
@@ -245,12 +269,14 @@ impl EventQueue {
         debug_assert!(self.seq < 1 << SEQ_BITS);
         let (kind, a, b) = ev.encode();
         if (kind as usize) < TIMER_KINDS {
-            let slots = &mut self.at[kind as usize];
-            if a as usize >= slots.len() {
-                slots.resize(a as usize + 1, 0);
+            let s = slot_index(kind as usize, a);
+            if s >= self.at.len() {
+                self.at.resize(s + 1, 0);
             }
-            // Armed again: the pending instance is stale.
-            self.remove_slot(kind as usize, a);
+            if self.at[s] != 0 {
+                // Armed again: the pending instance is stale.
+                self.remove_slot(kind as usize, a);
+            }
         }
         let word = (u64::from(class) << (SEQ_BITS + KIND_BITS)) | (self.seq << KIND_BITS) | kind;
         if kind == WARMUP_END {
@@ -270,8 +296,7 @@ impl EventQueue {
         if self.hole {
             // Into the popped root, then down to its place.
             self.hole = false;
-            self.heap[0] = e;
-            self.sift_down(0);
+            self.sift_down(0, e);
         } else {
             let i = self.heap.len();
             self.heap.push(e);
@@ -286,8 +311,7 @@ impl EventQueue {
             self.hole = false;
             let last = self.heap.pop().expect("the hole's slot");
             if !self.heap.is_empty() {
-                self.heap[0] = last;
-                self.sift_down(0);
+                self.sift_down(0, last);
             }
         }
     }
@@ -302,11 +326,20 @@ impl EventQueue {
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
+        self.pop_due(Time(u64::MAX))
+    }
+
+    /// Remove and return the earliest event if it is due no later than
+    /// `until` (`pop` after [`EventQueue::peek_time`], in one look).
+    #[inline(always)]
+    pub fn pop_due(&mut self, until: Time) -> Option<(Time, Event)> {
         self.fill();
         let top = *self.heap.first()?;
-        let kind = top.kind() as usize;
-        if kind < TIMER_KINDS {
-            self.at[kind][top.a as usize] = 0;
+        if top.time > until.0 {
+            return None;
+        }
+        if let Some(s) = top.timer_slot() {
+            self.at[s] = 0;
         }
         self.hole = true;
         while matches!(self.ghost_times.peek(), Some(&std::cmp::Reverse(g)) if g <= top.time) {
@@ -378,27 +411,14 @@ impl EventQueue {
         self.len() == 0
     }
 
-    /// Record where `heap[i]` now is, if it is a timer (its slot exists:
-    /// [`EventQueue::push_with`] made it).
-    #[inline]
-    fn note(&mut self, i: usize) {
-        let e = &self.heap[i];
-        let kind = e.kind() as usize;
-        if kind < TIMER_KINDS {
-            self.at[kind][e.a as usize] = i as u32 + 1;
-        }
-    }
-
     /// Remove the pending instance of timer (`kind`, `index`), if any.
     #[inline]
     fn remove_slot(&mut self, kind: usize, index: u32) {
-        if self.at[kind]
-            .get(index as usize)
-            .is_some_and(|&pos| pos != 0)
-        {
+        let s = slot_index(kind, index);
+        if self.at.get(s).is_some_and(|&pos| pos != 0) {
             // Positions may move as the root is filled: read it after.
             self.fill();
-            let pos = self.at[kind][index as usize] as usize - 1;
+            let pos = self.at[s] as usize - 1;
             let k = self.heap[pos].key();
             self.remove_at(pos);
             if kind == WORK_DONE {
@@ -415,18 +435,16 @@ impl EventQueue {
     /// Remove `heap[i]`: the last entry takes its place and moves up or down.
     #[inline]
     fn remove_at(&mut self, i: usize) {
-        let gone = self.heap[i];
-        let kind = gone.kind() as usize;
-        if kind < TIMER_KINDS {
-            self.at[kind][gone.a as usize] = 0;
+        if let Some(s) = self.heap[i].timer_slot() {
+            self.at[s] = 0;
         }
         let last = self.heap.pop().expect("a queued entry");
         if i < self.heap.len() {
-            self.heap[i] = last;
             if i > 0 && last.before(&self.heap[(i - 1) / 2]) {
+                self.heap[i] = last;
                 self.sift_up(i);
             } else {
-                self.sift_down(i);
+                self.sift_down(i, last);
             }
         }
     }
@@ -434,45 +452,60 @@ impl EventQueue {
     /// Move `heap[i]` up to its place (parents move down into the hole).
     #[inline]
     fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[i];
+        let (heap, at) = (&mut self.heap[..], &mut self.at);
+        let e = heap[i];
+        let rank = e.rank();
         while i > 0 {
             let parent = (i - 1) / 2;
-            if !e.before(&self.heap[parent]) {
+            let p = heap[parent];
+            if rank >= p.rank() {
                 break;
             }
-            self.heap[i] = self.heap[parent];
-            self.note(i);
+            heap[i] = p;
+            note(at, &p, i);
             i = parent;
         }
-        self.heap[i] = e;
-        self.note(i);
+        heap[i] = e;
+        note(at, &e, i);
     }
 
-    /// Move `heap[i]` down to its place (the earlier child moves up).
+    /// Put `e` into `heap[i]`, whose entry has gone, and move it down to
+    /// its place (the earlier child moves up).
     #[inline]
-    fn sift_down(&mut self, mut i: usize) {
-        let e = self.heap[i];
-        let n = self.heap.len();
+    fn sift_down(&mut self, mut i: usize, e: Entry) {
+        let (heap, at) = (&mut self.heap[..], &mut self.at);
+        let n = heap.len();
+        let rank = e.rank();
         loop {
             let left = 2 * i + 1;
             if left >= n {
                 break;
             }
+            // The earlier child, chosen without a branch: with variable
+            // costs which child is earlier is a coin toss the branch
+            // predictor loses half the time.
             let right = left + 1;
-            let child = if right < n && self.heap[right].before(&self.heap[left]) {
-                right
-            } else {
-                left
-            };
-            if !self.heap[child].before(&e) {
+            let at_child = left + (right < n && heap[right].rank() < heap[left].rank()) as usize;
+            let child = heap[at_child];
+            // Keys are unique: not earlier means later.
+            if child.rank() >= rank {
                 break;
             }
-            self.heap[i] = self.heap[child];
-            self.note(i);
-            i = child;
+            heap[i] = child;
+            note(at, &child, i);
+            i = at_child;
         }
-        self.heap[i] = e;
-        self.note(i);
+        heap[i] = e;
+        note(at, &e, i);
+    }
+}
+
+/// Record that `e`, if it is a timer, is now at heap position `i` (its slot
+/// exists: [`EventQueue::push_with`] made it).
+#[inline]
+fn note(at: &mut [u32], e: &Entry, i: usize) {
+    if let Some(s) = e.timer_slot() {
+        at[s] = i as u32 + 1;
     }
 }
 
@@ -664,6 +697,30 @@ mod tests {
         assert_eq!(q.passed_ghost(Time(80)), Some(Time(70)));
         assert_eq!(q.pop(), Some((Time(100), Event::End)));
         assert_eq!(q.pop(), None);
+    }
+
+    /// `pop_due` pops exactly what `peek_time` then `pop` would: the
+    /// earliest event if it is due by the bound, else nothing (and the
+    /// queue is left as it was, the popped root's hole filled or not).
+    #[test]
+    fn pop_due_stops_at_its_bound() {
+        let mut q = EventQueue::default();
+        assert_eq!(q.pop_due(Time(u64::MAX)), None);
+        q.push(Time(20), Event::Sample);
+        q.push(Time(10), Event::Io { slot: 1 });
+        q.push(Time(10), Event::Io { slot: 2 });
+        assert_eq!(q.pop_due(Time(9)), None);
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.pop_due(Time(10)), Some((Time(10), Event::Io { slot: 1 })));
+        // The root is a hole now: the bound is checked against the refilled top.
+        assert_eq!(q.pop_due(Time(10)), Some((Time(10), Event::Io { slot: 2 })));
+        assert_eq!(q.pop_due(Time(19)), None);
+        assert_eq!(q.peek_time(), Some(Time(20)));
+        q.push(Time(15), Event::End);
+        assert_eq!(q.pop_due(Time(20)), Some((Time(15), Event::End)));
+        assert_eq!(q.pop_due(Time(20)), Some((Time(20), Event::Sample)));
+        assert_eq!(q.pop_due(Time(u64::MAX)), None);
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -96,6 +96,8 @@ impl Simulation {
         for st in &mut self.w.io.stats {
             *st = Default::default();
         }
+        let now = self.w.now;
+        self.w.io.disk.reset_busy(now);
         for s in &mut self.sample_prev {
             *s = [0; 4];
         }

@@ -99,6 +99,11 @@ impl Simulation {
                     "disk_transfer_mb_s": self.w.platform.io.disk_bps as f64 / 1e6,
                     "disk_seek_ms": self.w.platform.io.disk_seek_ns as f64 / 1e6,
                     "disk_rotation_ms": self.w.platform.io.disk_rotation_ns as f64 / 1e6,
+                    "disk_busy_pct": if elapsed > 0 {
+                        100.0 * self.w.io.disk.busy_at(now) as f64 / elapsed as f64
+                    } else {
+                        0.0
+                    },
                 },
             },
             "domains": [],

@@ -41,7 +41,7 @@
 
 use super::World;
 use crate::domain::{FOREVER, URGENT};
-use crate::host::SwitchCosts;
+use crate::host::{SwitchCosts, Topology};
 use crate::ids::{DomId, PcpuId, VcpuId};
 use crate::scenario::WorkloadSpec;
 use crate::time::Time;
@@ -166,6 +166,10 @@ pub(crate) struct SwitchModel {
     /// Φ per core (L2) and per socket (L3), thousandths of a line.
     phi2: Vec<u64>,
     phi3: Vec<u64>,
+    /// Per PCPU: its core and socket (the topology's, looked up instead of
+    /// divided out at every switch).
+    core_of: Vec<u32>,
+    socket_of: Vec<u32>,
 }
 
 /// A VCPU's working set and stream rate from its domain's workload.
@@ -191,15 +195,21 @@ pub(crate) fn footprint_of(workload: &WorkloadSpec, driver: bool) -> VcpuFootpri
 }
 
 impl SwitchModel {
-    /// The model for a host of `npcpus` PCPUs, `ncores` cores and `nsockets`
-    /// sockets, and VCPUs of the given footprints.
+    /// The model for the host `topo` and VCPUs of the given footprints.
     pub(crate) fn new(
         costs: &SwitchCosts,
-        npcpus: usize,
-        ncores: usize,
-        nsockets: usize,
+        topo: &Topology,
         footprints: impl Iterator<Item = VcpuFootprint>,
     ) -> SwitchModel {
+        let npcpus = topo.npcpus();
+        let core_of: Vec<u32> = (0..npcpus as u32)
+            .map(|p| topo.core_of(PcpuId(p)))
+            .collect();
+        let socket_of: Vec<u32> = (0..npcpus as u32)
+            .map(|p| topo.socket_of(PcpuId(p)))
+            .collect();
+        let ncores = npcpus / topo.threads_per_core as usize;
+        let nsockets = topo.sockets as usize;
         let line = costs.cache_line_bytes.max(1) as f64;
         let vcpus = footprints
             .map(|f| VcpuCache {
@@ -235,6 +245,8 @@ impl SwitchModel {
             queue_ops: vec![Cell::new(0); npcpus],
             phi2: vec![0; ncores],
             phi3: vec![0; nsockets],
+            core_of,
+            socket_of,
         }
     }
 
@@ -286,9 +298,8 @@ impl World {
     /// work progresses and return that total.
     pub(crate) fn switch_in(&mut self, p: PcpuId, n: VcpuId, sched_ns: u64) -> u64 {
         let now = self.now;
-        let core = self.topo.core_of(p);
-        let socket = self.topo.socket_of(p);
         let m = &mut self.switch;
+        let (core, socket) = (m.core_of[p.idx()], m.socket_of[p.idx()]);
         let lazy = m.costs.lazy_idle_switch && m.loaded[p.idx()] == Some(n);
         // Xen syncs a VCPU's state off a PCPU that still holds it lazily
         // before it runs elsewhere; the VCPU this PCPU held is unloaded.
@@ -349,8 +360,7 @@ impl World {
             // Its refill is done: its lines are in, before the overhead
             // that measured them is replaced.
             if let Some(p) = vc.loaded_on.filter(|_| m.cache_on) {
-                let core = self.topo.core_of(p) as usize;
-                let socket = self.topo.socket_of(p) as usize;
+                let (core, socket) = (m.core_of[p.idx()] as usize, m.socket_of[p.idx()] as usize);
                 m.bring_in(v, now, core, socket, 0);
             }
             m.vcpus[v.idx()].ovh = Overhead {
@@ -401,8 +411,7 @@ impl World {
                 }
             }
         }
-        let core = self.topo.core_of(p) as usize;
-        let socket = self.topo.socket_of(p) as usize;
+        let (core, socket) = (m.core_of[p.idx()] as usize, m.socket_of[p.idx()] as usize);
         m.bring_in(v, now, core, socket, credit);
         let vc = &mut m.vcpus[v.idx()];
         let ran_ns = now.since(vc.useful_from) + credit;
@@ -433,7 +442,13 @@ impl SwitchModel {
             let before = vc.ovh.total() - cache_ns;
             let done = now.since(vc.ovh.from).saturating_sub(before).min(cache_ns) - credit;
             let full = vc.fill_ns;
-            let share = |lines: u64| mul_add_div(lines, done, 0, full);
+            // A refill paid in full brings in all its lines, none paid none:
+            // the quotient without its division (the common cases).
+            let share = |lines: u64| match done {
+                0 => 0,
+                d if d == full => lines,
+                d => mul_add_div(lines, d, 0, full),
+            };
             (share(vc.fill2), share(vc.fill3))
         };
         vc.res2 += brought2;
@@ -537,19 +552,27 @@ pub(crate) fn exp_neg_ratio(num: u64, den: u64) -> u64 {
     } else {
         ((((num % den) as u128) << 32) / den as u128) as u64
     };
-    // Σ (−f)^i / i!, positive and negative terms apart.
+    // Σ (−f)^i / i!, positive and negative terms apart, until a term is 0.
+    // Written out term by term: each divisor is then a constant, which the
+    // compiler turns into a multiplication (the same quotient; a division
+    // by a loop counter costs tens of cycles, on every term).
     let (mut pos, mut neg) = (ONE_Q32, 0u64);
     let mut term = ONE_Q32;
-    for i in 1..=16u64 {
-        term = ((term * frac) >> 32) / i;
-        if term == 0 {
-            break;
-        }
-        if i % 2 == 1 {
-            neg += term;
-        } else {
-            pos += term;
-        }
+    macro_rules! series {
+        ($done:lifetime; $($i:literal)*) => {$(
+            term = ((term * frac) >> 32) / $i;
+            if term == 0 {
+                break $done;
+            }
+            if $i % 2 == 1 {
+                neg += term;
+            } else {
+                pos += term;
+            }
+        )*};
+    }
+    'done: {
+        series!('done; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
     }
     let mut e = pos - neg;
     for _ in 0..k {
@@ -604,6 +627,58 @@ mod tests {
         }
         assert_eq!(exp_neg_ratio(0, 7), ONE_Q32);
         assert_eq!(exp_neg_ratio(44, 1), 0);
+    }
+
+    /// The series written out term by term gives the bits the loop over the
+    /// terms gave (its form before the unrolling), over the whole range of
+    /// fractions and whole parts, and at cache sizes of both widths.
+    #[test]
+    fn the_written_out_series_is_the_loop() {
+        fn by_loop(num: u64, den: u64) -> u64 {
+            if den == 0 {
+                return 0;
+            }
+            let k = num / den;
+            if k >= SWEPT {
+                return 0;
+            }
+            let frac = ((((num % den) as u128) << 32) / den as u128) as u64;
+            let (mut pos, mut neg) = (ONE_Q32, 0u64);
+            let mut term = ONE_Q32;
+            for i in 1..=16u64 {
+                term = ((term * frac) >> 32) / i;
+                if term == 0 {
+                    break;
+                }
+                if i % 2 == 1 {
+                    neg += term;
+                } else {
+                    pos += term;
+                }
+            }
+            let mut e = pos - neg;
+            for _ in 0..k {
+                e = ((e as u128 * EXP_NEG_ONE_Q32 as u128 + (1u128 << 31)) >> 32) as u64;
+            }
+            e
+        }
+        let mut rng = crate::rng::Rng::new(41, 0);
+        for den in [
+            1u64,
+            7,
+            1000,
+            8_192_000,
+            262_144_000,
+            u32::MAX as u64 + 12_345,
+        ] {
+            for _ in 0..20_000 {
+                let num = rng.next_u64() % (den.saturating_mul(46)).max(1);
+                assert_eq!(exp_neg_ratio(num, den), by_loop(num, den), "{num}/{den}");
+            }
+            for num in [0, 1, den - 1, den, den + 1, 43 * den, 44 * den - 1] {
+                assert_eq!(exp_neg_ratio(num, den), by_loop(num, den), "{num}/{den}");
+            }
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use super::IoReq;
 use crate::host::IoCosts;
+use crate::time::Time;
 use std::collections::VecDeque;
 
 /// A disk: one request in service at a time, FIFO queue. A request that
@@ -24,6 +25,19 @@ pub struct Disk {
     pub busy: bool,
     /// Where the head is (the end of the last request served).
     pub head: u64,
+    /// Largest request merging builds, bytes (0: none).
+    pub max_request: u64,
+    /// Requests of the merged request in service besides its first (they
+    /// complete with it).
+    pub merged: Vec<IoReq>,
+    /// Requests of the one in service not yet reported complete.
+    pub in_service: u32,
+    /// A backend pass is submitting: requests queue without starting.
+    pub plugged: bool,
+    /// Service time of the requests started since the measurement began
+    /// (the one in service counted whole), and when the one in service ends.
+    pub busy_ns: u64,
+    pub busy_until: Time,
 }
 
 impl Disk {
@@ -36,7 +50,67 @@ impl Disk {
             queue: VecDeque::new(),
             busy: false,
             head: 0,
+            max_request: c.disk_max_request,
+            merged: Vec::new(),
+            in_service: 0,
+            plugged: false,
+            busy_ns: 0,
+            busy_until: Time::ZERO,
         }
+    }
+
+    /// A request of `service_ns` starts at `now`.
+    pub fn note_service(&mut self, now: Time, service_ns: u64) {
+        self.busy_ns += service_ns;
+        self.busy_until = now.after(service_ns);
+    }
+
+    /// Time the disk was busy from the start of the measurement to `now`.
+    pub fn busy_at(&self, now: Time) -> u64 {
+        let ahead = if self.busy_until > now {
+            self.busy_until.since(now)
+        } else {
+            0
+        };
+        self.busy_ns.saturating_sub(ahead)
+    }
+
+    /// The measurement starts at `now`: only what is left of the request
+    /// in service counts.
+    pub fn reset_busy(&mut self, now: Time) {
+        self.busy_ns = if self.busy_until > now {
+            self.busy_until.since(now)
+        } else {
+            0
+        };
+    }
+
+    /// Take the next request to serve off the queue, with the queued
+    /// requests that continue it merged in (the same guest and direction,
+    /// each starting where the merged request ends, up to `max_request`
+    /// bytes), as the driver domain's elevator back-merges adjacent
+    /// requests waiting in its queue. Returns the first request and the
+    /// merged extent's bytes; the others wait in `merged`.
+    pub fn take_next(&mut self) -> Option<(IoReq, u64)> {
+        let r = self.queue.pop_front()?;
+        debug_assert!(self.merged.is_empty());
+        let mut bytes = r.bytes;
+        if self.max_request > 0 {
+            while let Some(n) = self.queue.front() {
+                if n.guest != r.guest
+                    || n.kind != r.kind
+                    || n.offset != r.offset + bytes
+                    || bytes + n.bytes > self.max_request
+                {
+                    break;
+                }
+                bytes += n.bytes;
+                let n = self.queue.pop_front().expect("front exists");
+                self.merged.push(n);
+            }
+        }
+        self.in_service = 1 + self.merged.len() as u32;
+        Some((r, bytes))
     }
 
     /// Service time of `r` given the head position; moves the head.

@@ -736,26 +736,17 @@ impl Credit {
         self.note_head(p);
     }
 
-    /// Lazy sort: UNDER and BOOST ahead of OVER, order otherwise kept (a
-    /// stable partition in place: the queue keeps its UNDER and BOOST VCPUs
-    /// in order, the others go through a reused buffer to its back, so a
-    /// sort allocates nothing).
+    /// Lazy sort: UNDER and BOOST ahead of OVER, order otherwise kept.
     fn runq_sort(&mut self, p: PcpuId) {
         let units = &self.units;
         let q = &mut self.pcpus[p.idx()].runq;
         if q.iter().all(|&v| units[v.idx()].pri >= PRI_UNDER) {
             return;
         }
-        let lo = &mut self.scratch_units;
-        lo.clear();
-        q.retain(|&v| {
-            let high = units[v.idx()].pri >= PRI_UNDER;
-            if !high {
-                lo.push(v);
-            }
-            high
-        });
-        q.extend(lo.iter().copied());
+        // A stable sort on "is OVER" is the partition, in place (no queue
+        // built and dropped at every tick).
+        q.make_contiguous()
+            .sort_by_key(|&v| units[v.idx()].pri < PRI_UNDER);
         self.note_head(p);
     }
 

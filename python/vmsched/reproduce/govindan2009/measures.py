@@ -140,20 +140,38 @@ def value(t: Table, sched: str, metric: str, **params: Any) -> float:
     return float("nan")
 
 
+#: The communicating domains whose runnable wait the explanations quote, by metric prefix.
+WAITERS = {"dom0": "dom0", "front": "jboss", "db": "mysql", "media": "media"}
+
+
+def waited_pct(s: Mapping[str, Any]) -> dict[str, float]:
+    """XenMon's runnable-but-waiting share (% of the measured time) of Dom0 (the first
+    host's in a cluster) and of each communicating application in the run."""
+    out = {}
+    for prefix, name in WAITERS.items():
+        found = [d for d in s["domains"] if d["name"] == name]
+        if found:
+            out[f"{prefix}_waited_pct"] = as_float(found[0]["xenmon"]["waited_pct"])
+    return out
+
+
 def with_preferred(measure):
-    """`measure`, plus the comm-aware scheduler's preferences in its runs."""
+    """`measure`, plus the communicating domains' runnable waits, and the comm-aware
+    scheduler's preferences and its decisions at which it may not prefer (in its runs)."""
 
     def wrapped(run: Run, s: dict[str, Any]) -> dict[str, float]:
-        out = measure(run, s)
+        out = {**measure(run, s), **waited_pct(s)}
         if run.scheduler == COMM:
             out["preferred_decisions"] = preferred_count(s)
+            out["not_eligible_decisions"] = preferred_count(s, "comm_not_eligible")
         return out
 
     wrapped.__module__ = measure.__module__
     return wrapped
 
 
-def preferred_count(s: Mapping[str, Any]) -> float:
-    """The comm-aware scheduler's `comm_preferred` decisions (all hosts of a cluster)."""
+def preferred_count(s: Mapping[str, Any], counter: str = "comm_preferred") -> float:
+    """The comm-aware scheduler's `comm_preferred` decisions, or another of its counters
+    (all hosts of a cluster)."""
     hosts = s.get("hosts") or [s]
-    return float(sum(h.get("scheduler_counters", {}).get("comm_preferred", 0) for h in hosts))
+    return float(sum(h.get("scheduler_counters", {}).get(counter, 0) for h in hosts))

@@ -24,7 +24,11 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import (
+    EXPLAINED_FROM,
+    EXPLANATIONS,
+    explain_nas,
+)
 from vmsched.reproduce.govindan2009.measures import (
     as_float,
     domains,
@@ -41,6 +45,7 @@ from vmsched.reproduce.govindan2009.setups import (
     NAS_HOG_SLICE_MS,
     NAS_HOSTS,
     NAS_QUICK,
+    NAS_SENSITIVITY,
     PAPER,
     PERIOD_MS,
     QUICK_LU_ROUNDS,
@@ -119,6 +124,7 @@ def _nas_measure(run: Run, s: dict[str, Any]) -> dict[str, float]:
     }
     if run.scheduler == COMM:
         out["preferred_decisions"] = preferred_count(s)
+        out["not_eligible_decisions"] = preferred_count(s, "comm_not_eligible")
     return out
 
 
@@ -211,6 +217,7 @@ NAS = Experiment(
     derive=_nas_derive,
     full=NAS_FULL,
     quick=NAS_QUICK,
+    sensitivity=NAS_SENSITIVITY,
     published=(
         Published(
             "§5.3 text",
@@ -269,4 +276,5 @@ NAS = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
+    explain=explain_nas,
 )

@@ -35,6 +35,7 @@ from vmsched.reproduce.govindan2009.setups import (
     STREAM_CLIENTS,
     STREAM_FULL,
     STREAM_QUICK,
+    STREAM_SENSITIVITY,
     UNITS,
     stream_host,
 )
@@ -120,6 +121,7 @@ STREAMING = Experiment(
     derive=_streaming_derive,
     full=STREAM_FULL,
     quick=STREAM_QUICK,
+    sensitivity=STREAM_SENSITIVITY,
     figures=(
         Figure(
             file="fig8-streaming.png",
@@ -191,6 +193,7 @@ CONTEXT_SWITCHES = Experiment(
     measure=with_preferred(_ctx_measure),
     full=SHORT_FULL,
     quick=STREAM_QUICK,
+    sensitivity=STREAM_SENSITIVITY,
     figures=(
         Figure(
             file="context-switches.png",

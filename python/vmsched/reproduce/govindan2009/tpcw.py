@@ -24,7 +24,12 @@ from vmsched.reproduce.framework import (
     Verdict,
     run_source,
 )
-from vmsched.reproduce.govindan2009.explanations import EXPLAINED_FROM, EXPLANATIONS
+from vmsched.reproduce.govindan2009.explanations import (
+    EXPLAINED_FROM,
+    EXPLANATIONS,
+    explain_consolidation,
+    explain_tpcw,
+)
 from vmsched.reproduce.govindan2009.measures import (
     as_float,
     cpu_pct,
@@ -40,6 +45,7 @@ from vmsched.reproduce.govindan2009.setups import (
     BVT,
     COMM,
     COMMON_DECISIONS,
+    HOG_SLICE_MS,
     MAX_HOGS,
     PAPER,
     SEDF,
@@ -47,6 +53,7 @@ from vmsched.reproduce.govindan2009.setups import (
     TPCW_FULL,
     TPCW_HOG_SLICE_MS,
     TPCW_QUICK,
+    TPCW_SENSITIVITY,
     UNITS,
     cluster,
     dom0,
@@ -172,6 +179,7 @@ TPCW = Experiment(
     derive=_tpcw_derive,
     full=TPCW_FULL,
     quick=TPCW_QUICK,
+    sensitivity=TPCW_SENSITIVITY,
     published=(
         Published(
             "abstract (scenarios)",
@@ -239,6 +247,7 @@ TPCW = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
+    explain=explain_tpcw,
 )
 
 
@@ -305,7 +314,8 @@ CONSOLIDATION = Experiment(
     ),
     decisions=(
         *COMMON_DECISIONS,
-        "Each neighbour reserves (0.056, 20) whatever their number, an eighth of what the "
+        f"Each neighbour reserves ({HOG_SLICE_MS:g}, 20) whatever their number, an eighth of "
+        "what the "
         "tiers' reservations leave of the guests' (5, 20), so the reservations never exceed "
         "the CPU (eight fit beside the tiers).",
     ),
@@ -315,6 +325,7 @@ CONSOLIDATION = Experiment(
     derive=_consolidation_derive,
     full=TPCW_FULL,
     quick=TPCW_QUICK,
+    sensitivity=TPCW_SENSITIVITY,
     published=(
         Published("§5.5, Fig. 9", SEDF, {}, "capacity_hogs", 4),
         Published("§5.5, Fig. 9", COMM, {}, "capacity_hogs", 5),
@@ -344,4 +355,5 @@ CONSOLIDATION = Experiment(
     ),
     label=label,
     explained_from=EXPLAINED_FROM,
+    explain=explain_consolidation,
 )
