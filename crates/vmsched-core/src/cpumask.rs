@@ -114,16 +114,13 @@ impl CpuMask {
         self.w[..self.words()].iter().map(|x| x.count_ones()).sum()
     }
 
-    /// Intersection. Built from the words both sets may use (the rest of
-    /// the result is zero), not from a copy of `self`.
+    /// Intersection.
     #[inline]
     pub fn and(&self, o: &CpuMask) -> CpuMask {
-        let n = self.words().min(o.words());
-        let mut r = CpuMask::empty();
-        for ((x, a), b) in r.w[..n].iter_mut().zip(&self.w[..n]).zip(&o.w[..n]) {
-            *x = a & b;
+        let mut r = *self;
+        for i in 0..self.words() {
+            r.w[i] &= o.w[i];
         }
-        r.used = n as u8;
         r
     }
 
