@@ -72,10 +72,20 @@ impl CpuMask {
         m
     }
 
+    /// The word holding `p`'s bit. PCPU numbers are below [`MAX_PCPUS`]
+    /// (the scenario refuses larger hosts), so the index is taken modulo
+    /// [`WORDS`], which the compiler sees is in range: no bounds check on
+    /// the hottest operations.
+    #[inline]
+    fn word_of(p: PcpuId) -> usize {
+        debug_assert!(p.idx() < MAX_PCPUS, "PCPU {} beyond a mask", p.idx());
+        (p.idx() >> 6) & (WORDS - 1)
+    }
+
     /// Add `p`.
     #[inline]
     pub fn set(&mut self, p: PcpuId) {
-        let wi = p.idx() >> 6;
+        let wi = Self::word_of(p);
         self.w[wi] |= 1u64 << (p.idx() & 63);
         self.used = self.used.max(wi as u8 + 1);
     }
@@ -83,13 +93,13 @@ impl CpuMask {
     /// Remove `p`.
     #[inline]
     pub fn clear(&mut self, p: PcpuId) {
-        self.w[p.idx() >> 6] &= !(1u64 << (p.idx() & 63));
+        self.w[Self::word_of(p)] &= !(1u64 << (p.idx() & 63));
     }
 
     /// Is `p` in the set?
     #[inline]
     pub fn test(&self, p: PcpuId) -> bool {
-        self.w[p.idx() >> 6] & (1u64 << (p.idx() & 63)) != 0
+        self.w[Self::word_of(p)] & (1u64 << (p.idx() & 63)) != 0
     }
 
     /// Is the set empty?
@@ -138,7 +148,38 @@ impl CpuMask {
     /// Do the sets share a PCPU?
     #[inline]
     pub fn intersects(&self, o: &CpuMask) -> bool {
-        (0..self.words().min(o.words())).any(|i| self.w[i] & o.w[i] != 0)
+        let n = self.words().min(o.words());
+        self.w[..n].iter().zip(&o.w[..n]).any(|(a, b)| a & b != 0)
+    }
+
+    /// `self.and(o).cycle(n)` without building the intersection: the next
+    /// PCPU after `n` in both sets, wrapping round; `n` itself if it is the
+    /// only one. `None` if the sets share no PCPU.
+    #[inline]
+    pub fn cycle_and(&self, o: &CpuMask, n: PcpuId) -> Option<PcpuId> {
+        let words = self.words().min(o.words());
+        let (a, b) = (&self.w[..words], &o.w[..words]);
+        let start = n.idx() + 1;
+        let both = |i: usize| a[i] & b[i];
+        // From `start` to the end, then from 0 up to and including `n`.
+        let mut wi = start >> 6;
+        if wi < words {
+            let mut word = both(wi) & (!0u64 << (start & 63));
+            loop {
+                if word != 0 {
+                    return Some(PcpuId((wi * 64 + word.trailing_zeros() as usize) as u32));
+                }
+                wi += 1;
+                if wi >= words {
+                    break;
+                }
+                word = both(wi);
+            }
+        }
+        (0..words).find_map(|i| {
+            let word = both(i);
+            (word != 0).then(|| PcpuId((i * 64 + word.trailing_zeros() as usize) as u32))
+        })
     }
 
     /// Is every PCPU of `self` in `o`?
@@ -231,6 +272,38 @@ mod tests {
             a.iter().for_each(|&p| cleared.clear(PcpuId(p)));
             assert_eq!(cleared, CpuMask::empty());
             assert!(cleared.is_empty() && cleared.first().is_none());
+        }
+    }
+
+    /// The fused `cycle_and` against `and` then `cycle`, from every start,
+    /// across word boundaries and with masks of different extents.
+    #[test]
+    fn cycle_and_is_and_then_cycle() {
+        let sets: [&[u32]; 7] = [
+            &[],
+            &[0],
+            &[1, 63],
+            &[64, 200],
+            &[0, 63, 64, 511],
+            &[511],
+            &[1, 3, 64, 65, 200, 511],
+        ];
+        let mask = |s: &[u32]| {
+            let mut m = CpuMask::empty();
+            s.iter().for_each(|&p| m.set(PcpuId(p)));
+            m
+        };
+        for a in sets {
+            for b in sets {
+                let (ma, mb) = (mask(a), mask(b));
+                for n in [0, 1, 2, 62, 63, 64, 65, 199, 200, 201, 300, 510, 511] {
+                    assert_eq!(
+                        ma.cycle_and(&mb, PcpuId(n)),
+                        ma.and(&mb).cycle(PcpuId(n)),
+                        "{a:?} & {b:?} from {n}"
+                    );
+                }
+            }
         }
     }
 

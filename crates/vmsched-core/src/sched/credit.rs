@@ -671,8 +671,14 @@ impl Credit {
     /// Set `v`'s priority where it may be queued (accounting changes queued
     /// VCPUs' priorities in place).
     fn set_queued_pri(&mut self, ctx: &SchedCtx, v: VcpuId, pri: i8) {
-        self.um(v).pri = pri;
-        if self.u(v).on_runq {
+        let u = self.um(v);
+        // The same priority leaves the queue's head as it was (accounting
+        // sets every active VCPU's priority each period, changed or not).
+        if u.pri == pri {
+            return;
+        }
+        u.pri = pri;
+        if u.on_runq {
             self.note_head(ctx.processor(v));
         }
     }
@@ -966,7 +972,7 @@ impl Credit {
         if (cpu == cur && self.pcpus[cpu.idx()].runq.is_empty()) || self.idlers.test(cpu) {
             return cpu;
         }
-        hard.and(&self.idlers).cycle(cpu).unwrap_or(cpu)
+        hard.cycle_and(&self.idlers, cpu).unwrap_or(cpu)
     }
 
     /// `csched_cpu_pick` before 4.1: the VCPU's own PCPU always counts as
@@ -1280,7 +1286,12 @@ impl Credit {
     /// `snext_pri` stolen from a busy peer, if any.
     fn load_balance(&mut self, ctx: &SchedCtx, cpu: PcpuId, snext_pri: i8) -> Option<VcpuId> {
         let workers = self.steal_candidates(cpu, snext_pri);
-        let choice = self.balance_choice(ctx, cpu, snext_pri, &workers);
+        // No candidate peer: every scan below would find nothing.
+        let choice = if workers.is_empty() {
+            None
+        } else {
+            self.balance_choice(ctx, cpu, snext_pri, &workers)
+        };
         #[cfg(test)]
         {
             // The oracle: Xen's scan of every busy peer with a queue.
@@ -1497,6 +1508,10 @@ impl Credit {
         // Xen's list_for_each_safe: the next domain is read before this one
         // may be moved to the head or leave the list.
         let mut cursor = self.active_head;
+        // The active VCPUs of the domain at hand are copied here (the loop
+        // may take them off the active list), in a buffer kept from one
+        // accounting to the next.
+        let mut units = std::mem::take(&mut self.scratch_units);
         while cursor != NIL {
             let d = DomId(cursor);
             cursor = self.doms[d.idx()].next;
@@ -1538,7 +1553,6 @@ impl Credit {
                 fair = peak;
             }
             let fair_per_unit = ceil_div(fair, n);
-            let mut units = std::mem::take(&mut self.scratch_units);
             units.clear();
             units.extend_from_slice(&self.doms[d.idx()].active_units);
             for &v in &units {
@@ -1590,8 +1604,8 @@ impl Credit {
                 self.um(v).credit_last = c as i32;
                 credit_balance += c;
             }
-            self.scratch_units = units;
         }
+        self.scratch_units = units;
         self.credit_balance = credit_balance;
         self.runq_sort = self.runq_sort.wrapping_add(1);
         self.rearm_master(ctx);
