@@ -150,7 +150,8 @@ def scorecard_md(reps: Sequence[Reproduction]) -> str:
         f"**{c.distinct_reproduced} of {c.distinct} distinct claims reproduced** "
         f"({c.reproduced} of {c.judged} verdicts; a claim judged by two experiments counts "
         f"once, reproduced only if both verdicts hold). From the {mode} runs with "
-        f"{'/'.join(str(s) for s in seeds)} replications per configuration."
+        f"{'/'.join(str(s) for s in seeds)} "
+        f"replication{'' if seeds == [1] else 's'} per configuration."
         + (_SMOKE if mode == "quick" else ""),
         "",
         "| experiment | claim | verdict | simulated | published | 95 % interval |",
