@@ -259,3 +259,22 @@ def test_a_report_table_of_text_renders_as_its_dataframe_did():
     assert not hasattr(table.df, "dtypes")  # not a DataFrame: no pandas needed
     old = htmlreport.Table(pd.DataFrame(rows, columns=header))
     assert htmlreport._render_table(table) == htmlreport._render_table(old)
+
+
+def test_an_interrupt_leaves_no_temporary_file_in_the_store(tmp_path):
+    """An interrupt can land after `save` has created its temporary file and before the
+    handler that removes it: the interrupt's report removes any left, and so does a
+    resumed command (once seen in CI as a `.part-` file after SIGINT)."""
+    from vmsched.batch import interrupted
+
+    store = RunStore(tmp_path)
+    store.save({"a" * 32: 1})
+    stale = store.dir / ".part-left"
+    stale.write_bytes(b"half")
+    assert interrupted(KeyboardInterrupt(), store, ["reproduce", "x"]) == 130
+    assert not stale.exists()
+    assert len(list(store.dir.glob("*.pkl"))) == 1
+    stale.write_bytes(b"half")
+    resumed = RunStore(tmp_path, resume=True)
+    assert not stale.exists()
+    assert resumed.load("a" * 32) == (True, 1)

@@ -510,6 +510,7 @@ class RunStore:
         if not resume and self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.discard_partial()
         self._found: dict[str, Any] = {}
         for path in sorted(self.dir.glob("*.pkl")):
             try:
@@ -551,6 +552,13 @@ class RunStore:
             raise
         self._found.update(results)
 
+    def discard_partial(self) -> None:
+        """Remove temporary files of batches that were never completed: an interrupt can
+        land between the temporary file's creation and the handler that would remove it
+        (inside `mkstemp`, or before `save`'s `try`)."""
+        for tmp in self.dir.glob(".part-*"):
+            tmp.unlink(missing_ok=True)
+
     def remove(self) -> None:
         """Remove the store (the command finished: its outputs hold the results)."""
         import shutil
@@ -567,6 +575,7 @@ def interrupted(exc: KeyboardInterrupt, store: RunStore, again: Sequence[str]) -
     from vmsched.errors import Interrupted
 
     signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+    store.discard_partial()
     args = [a for a in again if a != "--resume"]
     print(
         f"vmsched: interrupted ({signal.Signals(signum).name}); the runs done are kept in "
