@@ -270,13 +270,12 @@ impl World {
     }
 
     fn disk_start(&mut self) {
-        if self.io.disk.busy {
+        if self.io.disk.busy() {
             return;
         }
         let Some((r, bytes)) = self.io.disk.take_next() else {
             return;
         };
-        self.io.disk.busy = true;
         let t = self.io.disk.service_ns(&IoReq { bytes, ..r });
         let v = self.platform.io.fid.disk_service_cv;
         let t = v.draw_ns(&mut self.io.cost_rngs[r.guest.idx()], t);
@@ -296,7 +295,6 @@ impl World {
     fn disk_part_done(&mut self) {
         self.io.disk.in_service = self.io.disk.in_service.saturating_sub(1);
         if self.io.disk.in_service == 0 {
-            self.io.disk.busy = false;
             self.disk_start();
         }
     }

@@ -22,7 +22,6 @@ pub struct Disk {
     pub bps: u64,
     pub request_ns: u64,
     pub queue: VecDeque<IoReq>,
-    pub busy: bool,
     /// Where the head is (the end of the last request served).
     pub head: u64,
     /// Largest request merging builds, bytes (0: none).
@@ -48,7 +47,6 @@ impl Disk {
             bps: c.disk_bps.max(1),
             request_ns: c.disk_request_ns,
             queue: VecDeque::new(),
-            busy: false,
             head: 0,
             max_request: c.disk_max_request,
             merged: Vec::new(),
@@ -57,6 +55,11 @@ impl Disk {
             busy_ns: 0,
             busy_until: Time::ZERO,
         }
+    }
+
+    /// Is a request (merged or not) in service?
+    pub fn busy(&self) -> bool {
+        self.in_service > 0
     }
 
     /// A request of `service_ns` starts at `now`.
