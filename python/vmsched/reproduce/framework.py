@@ -113,8 +113,10 @@ class Timing:
     #: Whether this is a short timing (`--quick`'s or the sensitivity grid's): a grid may
     #: also be smaller then.
     quick: bool = False
-    #: Whether this is `--quick`'s smoke timing: a grid may drop configurations its
-    #: claims do not need (every verdict must stay computable).
+    #: Whether this is `--quick`'s smoke timing. It tells `--quick`'s timing from the
+    #: sensitivity grid's where their lengths are equal (dynweight-credit, mcredit2). A
+    #: grid may read it to drop configurations its claims do not need (every verdict must
+    #: stay computable); no grid does today.
     smoke: bool = False
     #: Seeds per configuration; None: FULL_REPLICATIONS, or QUICK_REPLICATIONS if quick.
     replications: int | None = None
