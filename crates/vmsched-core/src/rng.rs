@@ -65,9 +65,14 @@ impl Rng {
     }
 
     /// An exponentially distributed value with the given mean.
+    ///
+    /// The logarithm is the crate's own ([`crate::io::fastmath::ln`]), not
+    /// the C library's, which may differ by an ulp between machines and
+    /// library versions: a think time or an arrival gap is then the same on
+    /// every machine.
     #[inline]
     pub fn exponential(&mut self, mean: f64) -> f64 {
-        -mean * (1.0 - self.uniform()).ln()
+        -mean * crate::io::fastmath::ln(1.0 - self.uniform())
     }
 
     /// An integer uniform in [0, n). `n` must be > 0.

@@ -20,7 +20,7 @@
 mod backend;
 mod directory;
 mod disk;
-mod fastmath;
+pub(crate) mod fastmath;
 mod fidelity;
 mod nic;
 mod normal;
