@@ -768,10 +768,10 @@ _DD_NOW = (
 DD_WC_FLAT = (
     "the paper's text calls the I/O-intensive applications, its disk read among them, "
     "'highly sensitive to the amount of CPU allocated to Dom0' (§4.2, Figs 5-6), so dd's "
-    "flat WC curves are a miss. In this run dd reads {dd_lo}-{dd_hi} KB/s at every weight "
+    "flat WC curves are a miss. In this run dd reads {dd} KB/s at every weight "
     "under BVT, SEDF and Credit WC, the disk busy {dd_disk} % of the "
-    "measured time, the guest at {dd_guest_lo}-{dd_guest_hi} % and Dom0 at "
-    "{dd_dom0_lo}-{dd_dom0_hi} % of the CPU, the PCPU idle {dd_idle} %. "
+    "measured time, the guest at {dd_guest} % and Dom0 at {dd_dom0} % of "
+    "the CPU, the PCPU idle {dd_idle} %. "
     "Cause: the disk, not the CPU, sets the rate. Linux 2.6.16's read-ahead (the guest "
     "kernel of the Xen 3.0.x trees) keeps the next 128-KiB window on the disk while dd "
     "copies the current one, so a domain that waits a little for the PCPU leaves the disk "
@@ -1106,6 +1106,7 @@ def _explain_workloads(t: Table) -> dict[str, Any]:
         values = [t.get(s, metric, dom0_weight_ratio=r, **dd) for s, r in wc]
         fmt = num if key == "" else (lambda x: f"{x:.1f}")
         f[f"dd{key}_lo"], f[f"dd{key}_hi"] = fmt(min(values)), fmt(max(values))
+        f[f"dd{key}"] = span(min(values), max(values), ",.0f" if key == "" else ".1f")
     busy = [t.get(s, "disk_busy_pct", dom0_weight_ratio=r, **dd) for s, r in wc]
     f["dd_disk"] = span(min(busy), max(busy), ".1f")
     idle = [

@@ -368,8 +368,8 @@ DD_FLAT = (
     "I/O-intensive applications 'highly sensitive to the amount of CPU allocated to Dom0', "
     "so the flat dd curves are a miss. WC, in this run: SEDF {sedf_disk} and Credit "
     "{credit_disk} MB/s over the ratios, the disk busy {disk_busy} % of the "
-    "measured time, the guest at {disk_guest_lo}-{disk_guest_hi} % and Dom0 at "
-    "{disk_dom0_lo}-{disk_dom0_hi} % of the CPU, the PCPU idle {disk_idle} %: "
+    "measured time, the guest at {disk_guest} % and Dom0 at {disk_dom0} % of the CPU, "
+    "the PCPU idle {disk_idle} %: "
     "the disk sets the rate (Linux 2.6.16's read-ahead keeps the next window on the disk "
     "while dd copies the current one) and no WC share binds. SEDF NWC (Table 6.6 is held "
     "back): the guest's reservation without extra time is 1 / (1 + ratio) of each 10-ms "
@@ -430,6 +430,11 @@ def _explain(t: Table) -> dict[str, Any]:
     every = [(s, "disk", r) for s in ("sedf", "credit") for r in RATIOS]
     pct_range("disk_guest", "domu_cpu_pct", every)
     pct_range("disk_dom0", "dom0_cpu_pct", every)
+    for key, metric in (("disk_guest", "domu_cpu_pct"), ("disk_dom0", "dom0_cpu_pct")):
+        values = [
+            t.get(s, metric, workload=wl, mode="wc", dom0_weight_ratio=r) for s, wl, r in every
+        ]
+        f[key] = span(min(values), max(values), ".1f")
     # dd's flat sweeps (`flat_missed`): WC, and SEDF NWC
     busy = [
         t.get(s, "disk_busy_pct", workload=wl, mode="wc", dom0_weight_ratio=r) for s, wl, r in every
