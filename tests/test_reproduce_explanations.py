@@ -44,13 +44,17 @@ WEB_METRICS = (
 )
 
 
-def _metrics(exp, params) -> tuple[str, ...]:
+#: BVT's wake-up outcomes, measured in web-1cpu's BVT runs only.
+BVT_METRICS = ("wake_preempt_per_s", "wake_deferred_per_s")
+
+
+def _metrics(exp, run) -> tuple[str, ...]:
     if exp is c07.WEB_1CPU:
-        return WEB_METRICS
-    wl = str(params["workload"])
+        return WEB_METRICS + (BVT_METRICS if run.scheduler == "bvt" else ())
+    wl = str(run.params["workload"])
     throughput = (dw.THROUGHPUT if exp is dw.DOM0_RATIO else c07.THROUGHPUT)[wl]
     guest = "domu_cpu_pct" if exp is dw.DOM0_RATIO else "dom1_cpu_pct"
-    return (throughput, "dom0_cpu_pct", guest)
+    return (throughput, "dom0_cpu_pct", guest) + (("disk_busy_pct",) if wl == "disk" else ())
 
 
 def synthetic_table(exp, seed: int, scale: dict[tuple[str, str, str], float] | None = None):
@@ -59,7 +63,7 @@ def synthetic_table(exp, seed: int, scale: dict[tuple[str, str, str], float] | N
     rows = []
     for run in exp.grid(exp.quick):
         params = {k: fmt_value(v) for k, v in run.params.items()}
-        for metric in _metrics(exp, run.params):
+        for metric in _metrics(exp, run):
             value = rng.uniform(1, 1000) if "cpu_pct" not in metric else rng.uniform(1, 60)
             value *= (scale or {}).get((run.scheduler, run.key, metric), 1.0)
             rows.append(Row(run.scheduler, params, metric, value, "", exp.units[metric], (value,)))

@@ -26,7 +26,9 @@ The thresholds are fixed here, the same for every experiment.
 fixed, that changes no metric by more than 2 % (largest minus smallest, over
 the larger) is flagged: a setup defect to be found against the paper's text,
 unless the experiment records, in `Experiment.flat_explained`, the paper's own
-reason for the flat curve.
+reason for the flat curve. Where the paper's text says the parameter moves the
+results and no setup defect was found, the experiment records the measured
+cause in `Experiment.flat_missed`: the sweep stays flagged, as a miss.
 """
 
 from __future__ import annotations

@@ -156,3 +156,9 @@ def spread(values: Sequence[float]) -> float:
     if not values or min(values) <= 0:
         return float("nan")
     return max(values) / min(values)
+
+
+def span(lo: float, hi: float, fmt: str) -> str:
+    """`lo-hi` in `fmt`, or one number where the two print the same."""
+    a, b = format(lo, fmt), format(hi, fmt)
+    return a if a == b else f"{a}-{b}"

@@ -304,6 +304,13 @@ class Experiment:
     #: explanation (quoted evidence). A flat sweep not listed here is reported as a setup
     #: defect (`vmsched.reproduce.binding`).
     flat_explained: Mapping[str, str] = field(default_factory=dict, compare=False)
+    #: Swept parameters whose curve the paper's text says moves but the model's stays flat,
+    #: and no setup defect was found against the text: parameter -> (the part of the sweeps'
+    #: fixed settings, `Sweep.where`, that names the flat ones, e.g. "workload=disk"; the
+    #: measured cause, a template filled in, as the claims' explanations are, with
+    #: `explain`'s numbers from this run). Such a sweep stays flagged: the report lists it as
+    #: a miss with its cause, never as explained.
+    flat_missed: Mapping[str, tuple[str, str]] = field(default_factory=dict, compare=False)
     #: Setups the paper leaves open that the experiment did not choose: run as sensitivity
     #: cases (sensitivity grid, one seed) when the sensitivity table is made.
     alternatives: tuple[Alternative, ...] = field(default=(), compare=False)
@@ -693,6 +700,27 @@ def explain_claims(exp: Experiment, table: Table, verdicts: list[ClaimResult]) -
                 f"reproduction {exp.id}: claim {v.claim.id}'s explanation cannot be filled "
                 f"in: {exc!r} (a bug in vmsched/reproduce)"
             ) from None
+
+
+def flat_misses(exp: Experiment, table: Table) -> dict[str, str]:
+    """The measured causes of `exp.flat_missed`, filled in with `exp.explain`'s numbers
+    from `table` (the same fields the claims' explanations quote)."""
+    if not exp.flat_missed:
+        return {}
+    try:
+        fields = dict(exp.explain(table)) if exp.explain is not None else {}
+    except MissingResult as exc:
+        return {p: UNEXPLAINED.format(missing=exc) for p in exp.flat_missed}
+    out = {}
+    for param, (_, template) in exp.flat_missed.items():
+        try:
+            out[param] = template.format_map(fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InternalError(
+                f"reproduction {exp.id}: the cause of the flat `{param}` sweep cannot be "
+                f"filled in: {exc!r} (a bug in vmsched/reproduce)"
+            ) from None
+    return out
 
 
 def run_experiments(

@@ -24,6 +24,7 @@ from vmsched.reproduce.framework import (
     Experiment,
     Reproduction,
     Row,
+    flat_misses,
     params_key,
 )
 from vmsched.reproduce.stats import with_interval
@@ -300,21 +301,41 @@ def _binding_blocks(rep: Reproduction) -> list[Block]:
     if not sw:
         return blocks
     flat = [s for s in sw if s.flat]
-    unexplained = [s for s in flat if s.param not in exp.flat_explained]
+    explained = [s for s in flat if s.param in exp.flat_explained]
+    missed = [
+        s
+        for s in flat
+        if s not in explained
+        and s.param in exp.flat_missed
+        and exp.flat_missed[s.param][0] in s.where
+    ]
+    to_find = [s for s in flat if s not in explained and s not in missed]
     limit = f"{FLAT_REL * 100:g} %"
     summary = (
         f"{len(sw)} sweeps of a numeric parameter with everything else fixed; {len(flat)} change "
         f"no metric by more than {limit}."
     )
-    if unexplained:
+    if missed:
         summary += (
-            f" **{len(unexplained)} flat sweep(s) are setup defects to be found against the "
-            "paper's text**: " + "; ".join(f"{s.param} ({s.where})" for s in unexplained) + "."
+            f" **{len(missed)} flat sweep(s) are misses: the paper's text says the parameter "
+            "moves the results and the model's do not** (the measured cause below; they stay "
+            "flagged): " + "; ".join(f"{s.param} ({s.where})" for s in missed) + "."
+        )
+    if to_find:
+        summary += (
+            f" **{len(to_find)} flat sweep(s) are setup defects to be found against the "
+            "paper's text**: " + "; ".join(f"{s.param} ({s.where})" for s in to_find) + "."
         )
     blocks += [Heading(3, "Swept parameters"), Text(summary)]
     for param, why in exp.flat_explained.items():
         if any(s.param == param for s in flat):
             blocks.append(Text(f"Flat along `{param}`, as the paper's text explains: {why}"))
+    causes = flat_misses(exp, rep.table) if missed else {}
+    for param, cause in causes.items():
+        if any(s.param == param for s in missed):
+            blocks.append(
+                Text(f"Flat along `{param}` where the paper's text says it moves (a miss): {cause}")
+            )
     blocks.append(
         TableBlock(
             ["parameter", "with", "values", "largest change", "of metric", "flat"],
@@ -325,7 +346,7 @@ def _binding_blocks(rep: Reproduction) -> list[Block]:
                     ", ".join(s.values),
                     f"{s.largest_change * 100:.1f} %",
                     s.metric,
-                    "**flat**" if s.flat else "",
+                    ("**flat (miss)**" if s in missed else "**flat**") if s.flat else "",
                 ]
                 for s in sw
             ],

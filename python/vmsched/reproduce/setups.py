@@ -162,6 +162,13 @@ def workload_metric(summary: Mapping[str, Any], name: str, metric: str) -> float
     return float(value) if isinstance(value, int | float) else float("nan")
 
 
+def disk_busy_pct(summary: Mapping[str, Any]) -> float:
+    """The share of the measured time the host's disk was serving a request (NaN if the
+    summary does not report it)."""
+    value = summary.get("host", {}).get("io", {}).get("disk_busy_pct")
+    return float(value) if isinstance(value, int | float) else float("nan")
+
+
 def xenmon(summary: Mapping[str, Any], name: str, metric: str) -> float:
     """A XenMon metric of one domain (cpu_pct, exec_per_s, io_per_exec, ...); CPU % falls
     back to the domain's cpu_pct."""
