@@ -24,7 +24,6 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from vmsched import _core, budget
 from vmsched.errors import OutputError, ScenarioError, from_core
@@ -36,6 +35,12 @@ from vmsched.output import (
     unwritable,
 )
 from vmsched.scenario import Scenario, read
+
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: A run that takes longer than this (wall seconds) shows a progress bar.
 PROGRESS_AFTER_S = 2.0

@@ -33,9 +33,14 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from vmsched.errors import ScenarioError
+
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Peak bytes of memory per series row: 28 bytes in the core's columns (up
 #: to twice that while a column grows), 28 in their copy handed to Python,

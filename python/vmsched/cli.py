@@ -12,33 +12,47 @@ is simulated; 3 the results could not be written (a full disk), nothing kept;
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import re
-import signal
-import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+import gc
 
-import vmsched
-from vmsched import api, budget, tabular
-from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
-from vmsched.errors import (
-    InternalError,
-    Interrupted,
-    OutputError,
-    ScenarioError,
-    WorkerLost,
-    one_line,
-    unknown_name,
-)
-from vmsched.output import install_signal_handlers
-from vmsched.scenario import Scenario, _put, read
-from vmsched.tabular import Grid, Output
+# As the package does (vmsched/__init__.py): no cyclic collection while the
+# modules load, which make lasting objects and no garbage.
+_collecting = gc.isenabled()
+gc.disable()
+try:
+    import argparse
+    import json
+    import os
+    import re
+    import signal
+    import sys
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
 
+    import vmsched
+    from vmsched import api, budget, tabular
+    from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
+    from vmsched.errors import (
+        InternalError,
+        Interrupted,
+        OutputError,
+        ScenarioError,
+        WorkerLost,
+        one_line,
+        unknown_name,
+    )
+    from vmsched.output import install_signal_handlers
+    from vmsched.scenario import Scenario, _put, read
+    from vmsched.tabular import Grid, Output
+finally:
+    if _collecting:
+        gc.enable()
+
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from rich.console import Console
     from rich.table import Table
 
@@ -602,17 +616,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ the parser
 
 
-class Command(NamedTuple):
-    """One sub-command, as the parser lists it before loading it."""
+class Command:
+    """One sub-command, as the parser lists it before loading it: `help`, one
+    line for `vmsched --help`; `register`, "module:function", where
+    `function(subparsers, parents)` adds the command's full parser (options,
+    `func`) and the module is imported only when the command is the one run
+    (or the full parser is built); `needs`, a module without which the
+    command does not exist ("" for none). (A plain class: a NamedTuple would
+    load `typing`.)"""
 
-    #: One line, for `vmsched --help`.
-    help: str
-    #: "module:function": `function(subparsers, parents)` adds the command's
-    #: full parser (options, `func`). The module is imported only when the
-    #: command is the one run (or the full parser is built).
-    register: str
-    #: A module without which the command does not exist ("" for none).
-    needs: str = ""
+    __slots__ = ("help", "needs", "register")
+
+    def __init__(self, help: str, register: str, needs: str = "") -> None:  # noqa: A002
+        self.help = help
+        self.register = register
+        self.needs = needs
 
 
 #: Every sub-command, in `vmsched --help` order. A new command is one row
@@ -910,6 +928,11 @@ def entry() -> int:
     Python), when a thread is still running, or when flushing the output
     fails (which the normal way reports)."""
     argv = sys.argv[1:]
+    # What is loaded by now (the package, this module, the standard library
+    # they use) lasts as long as the process: the cyclic collector need not
+    # walk it again at each later collection (it would, while the command
+    # loads its own modules and reads its scenario).
+    gc.freeze()
     status = main(argv)
     threads = sys.modules.get("threading")
     if (

@@ -20,10 +20,15 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
 
 from vmsched import _core
 from vmsched.errors import ScenarioError, from_core
+
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The largest scenario or profile file read (bytes). A scenario of a thousand
 #: domains is a few hundred kB; this bounds what a wrong path (`/dev/zero`, a
@@ -72,7 +77,15 @@ def read_text_limited(path: Path, what: str, file: str, field: str = "") -> str:
 def parse_toml(text: str, file: str, field: str = "", where: str = "") -> dict[str, Any]:
     """TOML text as a tree; a syntax error or nesting too deep for the parser
     is a ScenarioError (`where` names the file in the message when `file`
-    is another one)."""
+    is another one).
+
+    The core reads the files where its TOML reader and `tomllib` are known to
+    make the same tree (`_core.toml_json`: most scenario files), so that
+    `tomllib` (and `typing` with it) is not loaded; `tomllib` reads the
+    others, and gives a file that is not TOML its message."""
+    tree = _core.toml_json(text, MAX_DEPTH)
+    if tree is not None:
+        return json.loads(tree)
     import tomllib
 
     try:
