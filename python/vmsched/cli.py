@@ -893,14 +893,18 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     wanted = None if argv is None else _command_in(argv)
+    # Whether the optional commands' modules exist matters where the list of
+    # commands is printed (`vmsched --help`, an unknown command): a known
+    # command's line is parsed without looking for them.
+    listing = argv is None or wanted not in COMMANDS
     for name, command in COMMANDS.items():
-        if command.needs and not _exists(command.needs):
+        if command.needs and (listing or name == wanted) and not _exists(command.needs):
             continue
         if argv is None or name == wanted:
-            import importlib
-
             module, function = command.register.split(":")
-            getattr(importlib.import_module(module), function)(sub, [common])
+            # (`__import__` and sys.modules: importlib.import_module would load importlib.)
+            __import__(module)
+            getattr(sys.modules[module], function)(sub, [common])
         else:
             sub.add_parser(name, help=command.help, add_help=False)
     return parser
