@@ -13,6 +13,7 @@ deeper header) the core must decline.
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -162,17 +163,26 @@ def test_random_documents_read_the_same_or_are_declined():
     assert compared > 400
 
 
-def test_run_loads_neither_tomllib_nor_typing():
-    """`vmsched run` of a standard scenario reads it without tomllib, and
-    loads no `typing` (the start-up this saves is in docs/cli.md)."""
+def test_run_loads_neither_tomllib_nor_typing_nor_pathlib(tmp_path):
+    """`vmsched run --out` of a standard scenario reads it without tomllib,
+    and loads neither `typing` nor `pathlib` (the start-up this saves is in
+    docs/cli.md); its files are written all the same."""
     code = (
-        "import sys, runpy; sys.argv = ['vmsched', 'run', sys.argv[1], '--duration-s', '0.01']\n"
-        "from vmsched import cli\n"
-        "cli.main(sys.argv[1:])\n"
-        "print(sorted(m for m in ('tomllib', 'typing', 'datetime') if m in sys.modules))\n"
+        "import sys; from vmsched import cli\n"
+        "status = cli.main(sys.argv[1:])\n"
+        "print(status, sorted(m for m in ('tomllib', 'typing', 'datetime', 'pathlib') "
+        "if m in sys.modules))\n"
     )
     scenario = ROOT / "scenarios" / "credit-three-vms.toml"
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(scenario)], capture_output=True, text=True, check=True
+    out = tmp_path / "out"
+    argv = ["run", str(scenario), "--duration-s", "6", "--out", f"{out}/"]
+    # As a user's pipe has it: no COLUMNS or FORCE_COLOR, which hand the
+    # table to rich (and rich loads typing).
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True, env=env
     )
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "0 []"
+    assert lines[-2] == f"results in {out}/ (summary.json, timeseries.parquet)"
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json", "timeseries.parquet"]

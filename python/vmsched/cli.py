@@ -26,7 +26,6 @@ try:
     import signal
     import sys
     from collections.abc import Callable, Sequence
-    from pathlib import Path
 
     import vmsched
     from vmsched import api, budget, tabular
@@ -40,7 +39,7 @@ try:
         one_line,
         unknown_name,
     )
-    from vmsched.output import install_signal_handlers
+    from vmsched.output import install_signal_handlers, pure
     from vmsched.scenario import Scenario, _put, read
     from vmsched.tabular import Grid, Output
 finally:
@@ -51,6 +50,7 @@ finally:
 # annotations are not evaluated (`from __future__ import annotations`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, NoReturn
 
     from rich.console import Console
@@ -68,7 +68,24 @@ EXIT_UNWRITABLE = 3
 #: The repository's docs/ as the package sees it: in a source checkout (and an
 #: editable install) `vmsched/docs` is a link to ../../docs; a wheel carries
 #: the pages themselves there (pyproject.toml, [tool.maturin] include).
-DOCS_DIR = Path(__file__).resolve().parent / "docs"
+#: (Made when first used, `_docs_dir`: `vmsched run` does not load pathlib.)
+
+
+def _docs_dir() -> Path:
+    """DOCS_DIR (which a test may set)."""
+    docs = globals().get("DOCS_DIR")
+    if docs is None:
+        from pathlib import Path
+
+        docs = Path(__file__).resolve().parent / "docs"
+    return docs
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DOCS_DIR":
+        return _docs_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 BUG_NOTE = "this is a bug in vmsched; please report it with the command that triggers it"
 
@@ -366,7 +383,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out is not None:
         files = ["summary.json", "timeseries.parquet"]
         files += [path.name for path in result.traces.values()]
-        out.print(f"results in {Path(args.out)}/ ({', '.join(files)})")
+        out.print(f"results in {pure(args.out)}/ ({', '.join(files)})")
     out.flush()
     return EXIT_OK
 
@@ -462,7 +479,7 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
         out.print(f"{s['origin']}; {cap}")
         out.print(_params_table(s["params"], with_scope=True))
         if args.name is not None:
-            page = DOCS_DIR / "schedulers" / f"{s['name']}.md"
+            page = _docs_dir() / "schedulers" / f"{s['name']}.md"
             summary = doc_summary(page)
             if summary is not None:
                 from rich.markdown import Markdown  # markdown-it: only here
@@ -608,6 +625,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             )
         out.print(traced)
     if args.out is not None:
+        from pathlib import Path
+
         write_atomic(Path(args.out) / "bench.json", json.dumps(report, indent=2) + "\n")
         out.print(f"results in {args.out}/bench.json")
     return EXIT_OK
