@@ -257,3 +257,22 @@ def test_progress_in_jupyter(monkeypatch):
     assert shown[0] == ("display", "run.toml [#####---------------] 1.0/4.0 simulated s")
     assert shown[1] == ("update", "run.toml [##########----------] 2.0/4.0 simulated s")
     assert shown[-1] == ("update", "run.toml: done")
+
+
+def test_paths_as_text_are_written_as_pathlib_writes_them():
+    """vmsched.output works on paths as text (so that `vmsched run` does not
+    load pathlib): `pure`, `join` and the parents must give what pathlib
+    gives, on the forms a path can take (roots, `//`, `.`, `..`, empty parts,
+    trailing slashes)."""
+    import random
+
+    from vmsched.output import _parents, join, pure
+
+    rng = random.Random(5)
+    cases = ["", ".", "./", "/", "//", "///", "a", "a/", "./a", "a//b", "/a", "//a", "///a"]
+    cases += ["a/./b", "a/../b", ".//x/", "/a/b/c", "//a/b", "~/x"]
+    cases += ["".join(rng.choice("ab/.") for _ in range(rng.randrange(1, 10))) for _ in range(5000)]
+    for case in cases:
+        assert pure(case) == str(Path(case)), case
+        assert _parents(pure(case)) == [str(p) for p in Path(case).parents], case
+        assert join(pure(case), ".name") == str(Path(case) / ".name"), case

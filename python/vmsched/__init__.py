@@ -9,15 +9,32 @@ Xen's own behaviour, and measure what an operator or a paper would::
     r.timeseries.head()
 """
 
-from os import PathLike
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
-from vmsched._core import __version__
-from vmsched.api import Result, catalogue, run
-from vmsched.errors import InternalError, ScenarioError, SchedulerError, VmschedError
-from vmsched.scenario import Scenario, load
+import gc as _gc
 
+# Loading the package makes thousands of lasting objects (modules, classes,
+# functions) and no garbage; the cyclic collector would walk them again and
+# again while they are made (about 8 M instructions, a twentieth of a
+# command's start-up). It is paused while they load and left as it was.
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    from os import PathLike
+
+    from vmsched._core import __version__
+    from vmsched.api import Result, catalogue, run
+    from vmsched.errors import InternalError, ScenarioError, SchedulerError, VmschedError
+    from vmsched.scenario import Scenario, load
+finally:
+    if _collecting:
+        _gc.enable()
+
+# `typing` is not loaded at run time (annotations are not evaluated).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from vmsched.scheduler import Param, Scheduler
 
 __all__ = [

@@ -23,19 +23,29 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
 
 from vmsched import _core, budget
 from vmsched.errors import OutputError, ScenarioError, from_core
 from vmsched.output import (
     OutputSet,
+    check_out,
     check_out_path,
     make_private_file,
     probe_writable,
+    pure,
     unwritable,
 )
 from vmsched.scenario import Scenario, read
+
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+# `pathlib` is loaded where a Path is made (not by `vmsched run --out`:
+# vmsched.output's note).
 
 #: A run that takes longer than this (wall seconds) shows a progress bar.
 PROGRESS_AFTER_S = 2.0
@@ -225,7 +235,7 @@ class Result:
     def _write_into(self, staged: OutputSet, sim: Any = None) -> None:
         """Write this result's files into a staging folder; given the
         single-host simulation it came from, the series is encoded by the core."""
-        summary = staged.path("summary.json")
+        summary = staged.path_text("summary.json")
         if self._summary is None and self._texts is None:
             # What json.dumps(self.summary, indent=2) writes, from the core,
             # a piece at a time (the cut summary is kept for the table).
@@ -233,10 +243,12 @@ class Result:
             with open(summary, "wb") as f:
                 self._head = engine.write_summary(wall_s, text, SHOWN_DOMAINS, f)
         elif self._summary is None:
-            summary.write_bytes(self._texts[0])
+            with open(summary, "wb") as f:
+                f.write(self._texts[0])
         else:
-            summary.write_text(self._summary_text() + "\n")
-        series = staged.path("timeseries.parquet")
+            with open(summary, "w") as f:
+                f.write(self._summary_text() + "\n")
+        series = staged.path_text("timeseries.parquet")
         if sim is not None and not self.is_cluster:
             write_series(sim, sim.series_rows(), series)
         else:
@@ -448,8 +460,10 @@ def _new_file_mode() -> int:
 def _write_whole(path: Path, fill: Callable[[str], object]) -> None:
     """Create `path` whole or not at all: `fill` writes a temporary file in the
     same folder, which then takes the place of `path`."""
+    from pathlib import Path
+
     path = Path(path)
-    tmp = str(make_private_file(path.parent, f".{path.name}."))
+    tmp = make_private_file(path.parent, f".{path.name}.")
     try:
         fill(tmp)
         # The new file is private (0600); results are ordinary files.
@@ -463,7 +477,12 @@ def _write_whole(path: Path, fill: Callable[[str], object]) -> None:
 def write_atomic(path: Path, text: str | bytes) -> None:
     """Write text or bytes to `path`, whole or not at all."""
     data = text.encode() if isinstance(text, str) else text
-    _write_whole(path, lambda tmp: Path(tmp).write_bytes(data))
+
+    def fill(tmp: str) -> None:
+        with open(tmp, "wb") as f:
+            f.write(data)
+
+    _write_whole(path, fill)
 
 
 def write_parquet_atomic(df, path: Path) -> None:
@@ -619,8 +638,12 @@ def _trace_target(option: str, value: bool | str | Path | None, out) -> Path | N
                 f"(the trace is written to DIR/{TRACE_FILES[option]}) or a file path",
                 path=option,
             )
+        from pathlib import Path
+
         return Path(out) / TRACE_FILES[option]
     if isinstance(value, str | os.PathLike):
+        from pathlib import Path
+
         return Path(value)
     raise ScenarioError(
         f"{value!r} is a {type(value).__name__}; expected True, False or a file path",
@@ -678,7 +701,7 @@ def run(
             path=option,
         )
     if out is not None:
-        check_out_path(out)
+        check_out(out)
     check_budget(sc)
     if targets:
         _check_trace_space(sc, targets, out)
@@ -715,6 +738,8 @@ def run(
 def _write_failed(exc: OSError, staged: OutputSet | None) -> OutputError:
     """The OutputError of a write that failed, naming the file where it
     would have been (not its staging name)."""
+    from pathlib import Path
+
     name = exc.filename
     if staged is not None and name and Path(name).parent == staged.staging:
         name = staged.final(Path(name).name)
@@ -746,7 +771,10 @@ def _simulate(
             )
         except OSError as exc:
             raise _unwritable(exc) from None
-    label = Path(sc.source).name if sc.source else "simulating"
+    # Path(sc.source).name, without pathlib.
+    source = pure(sc.source) if sc.source else "."
+    label = source.rpartition("/")[2] if source not in (".", "/", "//") else ""
+    label = label if sc.source else "simulating"
     bar = make_progress(label) if progress is True else None
     report = bar if bar is not None else (progress if callable(progress) else None)
     t0 = time.perf_counter()

@@ -32,10 +32,15 @@ import json
 import math
 import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 from vmsched.errors import ScenarioError
+
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 #: Peak bytes of memory per series row: 28 bytes in the core's columns (up
 #: to twice that while a column grows), 28 in their copy handed to Python,
@@ -200,6 +205,8 @@ def check_traces(
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="vmsched-pilot-") as scratch:
+        from pathlib import Path
+
         files = {k: Path(scratch) / p.name for k, p in targets.items()}
         sim = make_sim(json.dumps(data))
         sim.set_trace(text=files.get("trace"), xentrace=files.get("xentrace"))

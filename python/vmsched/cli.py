@@ -12,33 +12,47 @@ is simulated; 3 the results could not be written (a full disk), nothing kept;
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import re
-import signal
-import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+import gc
 
-import vmsched
-from vmsched import api, budget, tabular
-from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
-from vmsched.errors import (
-    InternalError,
-    Interrupted,
-    OutputError,
-    ScenarioError,
-    WorkerLost,
-    one_line,
-    unknown_name,
-)
-from vmsched.output import install_signal_handlers
-from vmsched.scenario import Scenario, _put, read
-from vmsched.tabular import Grid, Output
+# As the package does (vmsched/__init__.py): no cyclic collection while the
+# modules load, which make lasting objects and no garbage.
+_collecting = gc.isenabled()
+gc.disable()
+try:
+    import argparse
+    import json
+    import os
+    import re
+    import signal
+    import sys
+    from collections.abc import Callable, Sequence
 
+    import vmsched
+    from vmsched import api, budget, tabular
+    from vmsched.api import TRACE_FILES, prepare_out_dir, write_atomic
+    from vmsched.errors import (
+        InternalError,
+        Interrupted,
+        OutputError,
+        ScenarioError,
+        WorkerLost,
+        one_line,
+        unknown_name,
+    )
+    from vmsched.output import install_signal_handlers, pure
+    from vmsched.scenario import Scenario, _put, read
+    from vmsched.tabular import Grid, Output
+finally:
+    if _collecting:
+        gc.enable()
+
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, NoReturn
+
     from rich.console import Console
     from rich.table import Table
 
@@ -54,7 +68,24 @@ EXIT_UNWRITABLE = 3
 #: The repository's docs/ as the package sees it: in a source checkout (and an
 #: editable install) `vmsched/docs` is a link to ../../docs; a wheel carries
 #: the pages themselves there (pyproject.toml, [tool.maturin] include).
-DOCS_DIR = Path(__file__).resolve().parent / "docs"
+#: (Made when first used, `_docs_dir`: `vmsched run` does not load pathlib.)
+
+
+def _docs_dir() -> Path:
+    """DOCS_DIR (which a test may set)."""
+    docs = globals().get("DOCS_DIR")
+    if docs is None:
+        from pathlib import Path
+
+        docs = Path(__file__).resolve().parent / "docs"
+    return docs
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DOCS_DIR":
+        return _docs_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 BUG_NOTE = "this is a bug in vmsched; please report it with the command that triggers it"
 
@@ -352,7 +383,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out is not None:
         files = ["summary.json", "timeseries.parquet"]
         files += [path.name for path in result.traces.values()]
-        out.print(f"results in {Path(args.out)}/ ({', '.join(files)})")
+        out.print(f"results in {pure(args.out)}/ ({', '.join(files)})")
     out.flush()
     return EXIT_OK
 
@@ -448,7 +479,7 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
         out.print(f"{s['origin']}; {cap}")
         out.print(_params_table(s["params"], with_scope=True))
         if args.name is not None:
-            page = DOCS_DIR / "schedulers" / f"{s['name']}.md"
+            page = _docs_dir() / "schedulers" / f"{s['name']}.md"
             summary = doc_summary(page)
             if summary is not None:
                 from rich.markdown import Markdown  # markdown-it: only here
@@ -594,6 +625,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             )
         out.print(traced)
     if args.out is not None:
+        from pathlib import Path
+
         write_atomic(Path(args.out) / "bench.json", json.dumps(report, indent=2) + "\n")
         out.print(f"results in {args.out}/bench.json")
     return EXIT_OK
@@ -602,17 +635,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ the parser
 
 
-class Command(NamedTuple):
-    """One sub-command, as the parser lists it before loading it."""
+class Command:
+    """One sub-command, as the parser lists it before loading it: `help`, one
+    line for `vmsched --help`; `register`, "module:function", where
+    `function(subparsers, parents)` adds the command's full parser (options,
+    `func`) and the module is imported only when the command is the one run
+    (or the full parser is built); `needs`, a module without which the
+    command does not exist ("" for none). (A plain class: a NamedTuple would
+    load `typing`.)"""
 
-    #: One line, for `vmsched --help`.
-    help: str
-    #: "module:function": `function(subparsers, parents)` adds the command's
-    #: full parser (options, `func`). The module is imported only when the
-    #: command is the one run (or the full parser is built).
-    register: str
-    #: A module without which the command does not exist ("" for none).
-    needs: str = ""
+    __slots__ = ("help", "needs", "register")
+
+    def __init__(self, help: str, register: str, needs: str = "") -> None:  # noqa: A002
+        self.help = help
+        self.register = register
+        self.needs = needs
 
 
 #: Every sub-command, in `vmsched --help` order. A new command is one row
@@ -875,14 +912,18 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     wanted = None if argv is None else _command_in(argv)
+    # Whether the optional commands' modules exist matters where the list of
+    # commands is printed (`vmsched --help`, an unknown command): a known
+    # command's line is parsed without looking for them.
+    listing = argv is None or wanted not in COMMANDS
     for name, command in COMMANDS.items():
-        if command.needs and not _exists(command.needs):
+        if command.needs and (listing or name == wanted) and not _exists(command.needs):
             continue
         if argv is None or name == wanted:
-            import importlib
-
             module, function = command.register.split(":")
-            getattr(importlib.import_module(module), function)(sub, [common])
+            # (`__import__` and sys.modules: importlib.import_module would load importlib.)
+            __import__(module)
+            getattr(sys.modules[module], function)(sub, [common])
         else:
             sub.add_parser(name, help=command.help, add_help=False)
     return parser
@@ -910,6 +951,11 @@ def entry() -> int:
     Python), when a thread is still running, or when flushing the output
     fails (which the normal way reports)."""
     argv = sys.argv[1:]
+    # What is loaded by now (the package, this module, the standard library
+    # they use) lasts as long as the process: the cyclic collector need not
+    # walk it again at each later collection (it would, while the command
+    # loads its own modules and reads its scenario).
+    gc.freeze()
     status = main(argv)
     threads = sys.modules.get("threading")
     if (

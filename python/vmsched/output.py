@@ -23,10 +23,60 @@ import errno
 import os
 import signal
 from collections.abc import Callable
-from pathlib import Path
 from types import TracebackType
 
 from vmsched.errors import Interrupted, OutputError, ScenarioError
+
+# `pathlib` (about a seventh of `vmsched run`'s start-up, with the
+# `urllib.parse` it imports) is not loaded by `vmsched run --out`: the set
+# works on the paths as text, written as pathlib writes them (`pure`), and
+# gives Paths (`out`, `staging`, `path`, `final`) only when asked for them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def pure(path: str | os.PathLike[str]) -> str:
+    """`str(pathlib.Path(path))` without pathlib: the parts without empty
+    ones and `.`, after the root (`/`, or `//` exactly, as POSIX allows)."""
+    text = os.fspath(path)
+    if text.startswith("/"):
+        root = "//" if text.startswith("//") and not text.startswith("///") else "/"
+    else:
+        root = ""
+    parts = [part for part in text.split("/") if part and part != "."]
+    return root + "/".join(parts) if root or parts else "."
+
+
+def join(folder: str, name: str) -> str:
+    """`str(pathlib.Path(folder) / name)` for a `pure` folder and a plain name."""
+    if folder == ".":
+        return name
+    return folder + name if folder.endswith("/") else f"{folder}/{name}"
+
+
+def _parents(path: str) -> list[str]:
+    """`[str(p) for p in pathlib.Path(path).parents]` for a `pure` path."""
+    out = []
+    while True:
+        if path in (".", "/", "//"):
+            return out
+        head = path.rpartition("/")[0]
+        if not head:
+            parent = "/" if path.startswith("/") else "."
+        elif path.startswith("//") and head == "/":
+            parent = "//"
+        else:
+            parent = head
+        out.append(parent)
+        path = parent
+
+
+def _as_path(text: str) -> Path:
+    from pathlib import Path
+
+    return Path(text)
+
 
 #: The prefix of a staging folder; one left by a run killed with SIGKILL (which
 #: nothing can catch) can be removed by hand.
@@ -38,13 +88,18 @@ _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 def check_out_path(out: str | Path) -> Path:
     """`out` as a Path, refused (ScenarioError) if empty or an existing
     non-folder. Creates nothing."""
+    return _as_path(check_out(out))
+
+
+def check_out(out: str | Path) -> str:
+    """`check_out_path`, giving the path as text (`pure`)."""
     if str(out) == "":
         raise ScenarioError(
             '"" is empty; expected the path of an output folder (such as results/run1)',
             path="--out",
         )
-    p = Path(out)
-    if p.exists() and not p.is_dir():
+    p = pure(out)
+    if os.path.exists(p) and not os.path.isdir(p):
         raise ScenarioError("exists and is not a folder; expected an output folder", file=str(out))
     return p
 
@@ -53,45 +108,48 @@ def check_out_path(out: str | Path) -> Path:
 _NAME_TRIES = 100
 
 
-def _unused_name(folder: Path, prefix: str, make: Callable[[Path], None]) -> Path:
+def _unused_name(folder: str, prefix: str, make: Callable[[str], None]) -> str:
     """`make(folder/NAME)` for a new random NAME starting with `prefix`,
     retried while the name is taken: tempfile's mkdtemp and mkstemp, without
     the cost of importing tempfile (and shutil, random) at every start."""
     for _ in range(_NAME_TRIES):
-        path = folder / f"{prefix}{os.urandom(6).hex()}"
+        path = join(folder, f"{prefix}{os.urandom(6).hex()}")
         try:
             make(path)
         except FileExistsError:
             continue
         return path
-    raise FileExistsError(errno.EEXIST, "no unused file name", str(folder / prefix))
+    raise FileExistsError(errno.EEXIST, "no unused file name", join(folder, prefix))
 
 
-def make_private_dir(folder: Path, prefix: str) -> Path:
-    """A new folder (mode 0700) with a random name in `folder`."""
-    return _unused_name(folder, prefix, lambda p: os.mkdir(p, 0o700))
+def make_private_dir(folder: str | Path, prefix: str) -> str:
+    """A new folder (mode 0700) with a random name in `folder` (its path as text)."""
+    return _unused_name(pure(folder), prefix, lambda p: os.mkdir(p, 0o700))
 
 
-def make_private_file(folder: Path, prefix: str) -> Path:
-    """A new empty file (mode 0600) with a random name in `folder`."""
+def make_private_file(folder: str | Path, prefix: str) -> str:
+    """A new empty file (mode 0600) with a random name in `folder` (its path as text)."""
     return _unused_name(
-        folder, prefix, lambda p: os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        pure(folder),
+        prefix,
+        lambda p: os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)),
     )
 
 
-def probe_writable(folder: Path) -> None:
+def probe_writable(folder: str | Path) -> None:
     """Create a file in `folder` and remove it: OSError if it cannot be written."""
-    make_private_file(folder, ".vmsched-probe-").unlink()
+    os.unlink(make_private_file(folder, ".vmsched-probe-"))
 
 
-def make_out_dir(out: str | Path) -> tuple[Path, list[Path]]:
+def make_out_dir(out: str | Path) -> tuple[str, list[str]]:
     """Create the output folder (and its parents) if needed and check that it
     can be written; returns it and the folders this created (outermost
-    first). Raises ScenarioError, having removed what it created."""
-    p = check_out_path(out)
-    created = [d for d in (p, *p.parents) if not d.exists()][::-1]
+    first), as text (`pure`). Raises ScenarioError, having removed what it
+    created."""
+    p = check_out(out)
+    created = [d for d in (p, *_parents(p)) if not os.path.exists(d)][::-1]
     try:
-        p.mkdir(parents=True, exist_ok=True)
+        _mkdirs(p)
         probe_writable(p)
     except OSError as exc:
         remove_empty(created)
@@ -101,11 +159,27 @@ def make_out_dir(out: str | Path) -> tuple[Path, list[Path]]:
     return p, created
 
 
-def remove_empty(folders: list[Path]) -> None:
+def _mkdirs(path: str) -> None:
+    """`pathlib.Path(path).mkdir(parents=True, exist_ok=True)`, step by step
+    as pathlib does it (the same errors)."""
+    try:
+        os.mkdir(path, 0o777)
+    except FileNotFoundError:
+        parents = _parents(path)
+        if not parents or parents[0] == path:
+            raise
+        _mkdirs(parents[0])
+        os.mkdir(path, 0o777)
+    except OSError:
+        if not os.path.isdir(path):
+            raise
+
+
+def remove_empty(folders: list[str] | list[Path]) -> None:
     """Remove the folders (innermost last in the list) that are empty."""
     for d in reversed(folders):
         try:
-            d.rmdir()
+            os.rmdir(d)
         except OSError:
             return
 
@@ -126,9 +200,9 @@ class OutputSet:
     """The staging folder of one run's files inside `out` (see the module doc)."""
 
     def __init__(self, out: str | Path) -> None:
-        self.out, self._created = make_out_dir(out)
+        self._out, self._created = make_out_dir(out)
         try:
-            self.staging = make_private_dir(self.out, STAGING_PREFIX)
+            self._staging = make_private_dir(self._out, STAGING_PREFIX)
         except OSError as exc:
             remove_empty(self._created)
             raise ScenarioError(
@@ -137,39 +211,58 @@ class OutputSet:
             ) from None
         self.committed = False
 
+    @property
+    def out(self) -> Path:
+        """The output folder."""
+        return _as_path(self._out)
+
+    @property
+    def staging(self) -> Path:
+        """The staging folder."""
+        return _as_path(self._staging)
+
     def path(self, name: str) -> Path:
         """Where to write the file `name` of the set."""
-        return self.staging / name
+        return _as_path(self.path_text(name))
+
+    def path_text(self, name: str) -> str:
+        """`path(name)` as text."""
+        return join(self._staging, name)
 
     def final(self, name: str) -> Path:
         """Where the file `name` will be once the set is committed."""
-        return self.out / name
+        return _as_path(self.final_text(name))
 
-    def commit(self) -> list[Path]:
-        """Move every staged file into the output folder; returns their paths."""
-        names = sorted(p.name for p in self.staging.iterdir())
+    def final_text(self, name: str) -> str:
+        """`final(name)` as text."""
+        return join(self._out, name)
+
+    def commit(self) -> list[str]:
+        """Move every staged file into the output folder; returns their paths
+        (as text)."""
+        names = sorted(os.listdir(self._staging))
         with held_signals():
             for name in names:
-                os.replace(self.staging / name, self.out / name)
-            self.staging.rmdir()
+                os.replace(join(self._staging, name), join(self._out, name))
+            os.rmdir(self._staging)
             self.committed = True
-        return [self.out / n for n in names]
+        return [join(self._out, n) for n in names]
 
     def discard(self) -> None:
         """Remove the staging folder (the output folder stays, as `run`
         checked and made it before simulating)."""
         import shutil
 
-        shutil.rmtree(self.staging, ignore_errors=True)
+        shutil.rmtree(self._staging, ignore_errors=True)
 
     def check_free(self, name: str, expected: str) -> None:
         """Refuse (ScenarioError, the set discarded) a file name the set
         could not take at commit: a folder already there."""
-        if self.final(name).is_dir():
+        final = self.final_text(name)
+        if os.path.isdir(final):
             self.discard()
             raise ScenarioError(
-                f"cannot be written (it is a folder); expected {expected}",
-                file=str(self.final(name)),
+                f"cannot be written (it is a folder); expected {expected}", file=final
             )
 
     def __enter__(self) -> OutputSet:
@@ -186,7 +279,7 @@ class OutputSet:
                 self.commit()
             except OSError as err:
                 self.discard()
-                raise unwritable(err, self.out) from None
+                raise unwritable(err, self._out) from None
         else:
             self.discard()
             if isinstance(exc, OSError) and not isinstance(exc, OutputError):

@@ -19,11 +19,17 @@ from __future__ import annotations
 import json
 import math
 import os
-from pathlib import Path
-from typing import Any
 
 from vmsched import _core
 from vmsched.errors import ScenarioError, from_core
+from vmsched.output import pure
+
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 #: The largest scenario or profile file read (bytes). A scenario of a thousand
 #: domains is a few hundred kB; this bounds what a wrong path (`/dev/zero`, a
@@ -42,7 +48,7 @@ _INT_RANGE = (-(2**63), 2**64 - 1)
 _LARGEST = 1.7976931348623157e308
 
 
-def read_text_limited(path: Path, what: str, file: str, field: str = "") -> str:
+def read_text_limited(path: str | Path, what: str, file: str, field: str = "") -> str:
     """The text of a scenario or profile file, read up to MAX_FILE_BYTES.
     Raises ScenarioError naming `file` (and `field`) if it cannot be read, is
     larger, or is not UTF-8."""
@@ -72,7 +78,15 @@ def read_text_limited(path: Path, what: str, file: str, field: str = "") -> str:
 def parse_toml(text: str, file: str, field: str = "", where: str = "") -> dict[str, Any]:
     """TOML text as a tree; a syntax error or nesting too deep for the parser
     is a ScenarioError (`where` names the file in the message when `file`
-    is another one)."""
+    is another one).
+
+    The core reads the files where its TOML reader and `tomllib` are known to
+    make the same tree (`_core.toml_json`: most scenario files), so that
+    `tomllib` (and `typing` with it) is not loaded; `tomllib` reads the
+    others, and gives a file that is not TOML its message."""
+    tree = _core.toml_json(text, MAX_DEPTH)
+    if tree is not None:
+        return json.loads(tree)
     import tomllib
 
     try:
@@ -413,23 +427,26 @@ def scheduler_tables(data: dict[str, Any]) -> list[tuple[str, Any]]:
     return [("scheduler", data.get("scheduler"))]
 
 
-def _resolve_profile(data: dict[str, Any], base: Path, file: str) -> None:
-    """A profile given as a path to a TOML file is read and inlined (in each
-    host of a cluster)."""
+def _resolve_profile(data: dict[str, Any], scenario: str, file: str) -> None:
+    """A profile given as a path to a TOML file (relative to the folder of
+    the scenario file `scenario`) is read and inlined (in each host of a
+    cluster)."""
     host = data.get("host")
     if isinstance(host, list):
         for i, h in enumerate(host):
-            _resolve_host_profile(h, base, file, f"host[{i}].profile")
+            _resolve_host_profile(h, scenario, file, f"host[{i}].profile")
     else:
-        _resolve_host_profile(host, base, file, "host.profile")
+        _resolve_host_profile(host, scenario, file, "host.profile")
 
 
-def _resolve_host_profile(host: Any, base: Path, file: str, path: str) -> None:
+def _resolve_host_profile(host: Any, scenario: str, file: str, path: str) -> None:
     if not isinstance(host, dict):
         return
     prof = host.get("profile")
     if isinstance(prof, str) and (prof.endswith(".toml") or "/" in prof):
-        p = base / os.path.expanduser(prof)
+        from pathlib import Path
+
+        p = Path(scenario).parent / os.path.expanduser(prof)
         what = "a built-in profile name or the path of a profile TOML file"
         try:
             text = read_text_limited(p, what, file, path)
@@ -442,22 +459,25 @@ def read(path: str | Path) -> Scenario:
     """Read a scenario file without validating it (to change it first, as the
     CLI's overrides do). Raises ScenarioError naming the file if it cannot be
     read or is not TOML."""
-    p = Path(path)
     file = str(path)
     if not file:
         raise ScenarioError(
             '"" is empty; expected the path of a scenario TOML file', path="SCENARIO"
         )
+    # As pathlib writes it (`pure`), without loading pathlib (vmsched.output).
+    p = pure(path)
     text = read_text_limited(p, "the path of a scenario TOML file", file)
     data = parse_toml(text, file)
-    _resolve_profile(data, p.parent, file)
+    _resolve_profile(data, p, file)
     # Only a scheduler of the user's (`file.py:Class`) is rebased: the module
     # that does it (and what it imports) loads only for one.
     names = [t.get("name") for _, t in scheduler_tables(data) if isinstance(t, dict)]
     if any(isinstance(n, str) and ":" in n for n in names):
+        from pathlib import Path
+
         from vmsched import scheduler
 
-        scheduler.rebase(data, p.parent)
+        scheduler.rebase(data, Path(p).parent)
     return Scenario._adopt(data, file)
 
 

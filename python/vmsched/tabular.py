@@ -19,9 +19,13 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
 
+# `typing` is not loaded at run time (it is a tenth of `vmsched run`'s start-up):
+# annotations are not evaluated (`from __future__ import annotations`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from rich.console import Console
     from rich.table import Table
 

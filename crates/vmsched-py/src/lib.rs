@@ -4,6 +4,7 @@
 
 mod pyjson;
 mod pysched;
+mod pytoml;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError};
@@ -139,6 +140,13 @@ fn indent_json(text: &str) -> PyResult<String> {
         pyjson::indent(text, 0, &mut out);
         Ok(out)
     })
+}
+
+/// A scenario file's TOML text as the JSON of the tree `tomllib.loads` makes
+/// of it, or `None` where the file must be read by `tomllib` (`pytoml`).
+#[pyfunction]
+fn toml_json(text: &str, max_depth: usize) -> PyResult<Option<String>> {
+    guarded(|| Ok(pytoml::to_json(text, max_depth)))
 }
 
 /// A float of the core's summary as summary.json has it (`pyjson::write_float`):
@@ -697,6 +705,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bare_heap_loop, m)?)?;
     m.add_function(wrap_pyfunction!(indent_json, m)?)?;
     m.add_function(wrap_pyfunction!(float_repr, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_json, m)?)?;
     m.add_class::<Sim>()?;
     m.add_class::<ClusterSim>()?;
     pysched::add_to(m)?;
