@@ -262,9 +262,33 @@ impl CostStream {
         v.sigma.to_bits() == self.sigma_bits && v.half_s2.to_bits() == self.half_s2_bits
     }
 
-    /// The next `AHEAD` normals, and their factors for `v`.
+    /// The next `AHEAD` normals, and their factors for `v`: with the
+    /// processor's 256-bit vector instructions where it has them (four
+    /// exponentials at a time instead of two). The same operations on the
+    /// same values either way (IEEE 754 makes each exact to the last bit,
+    /// and Rust never fuses a product and a sum), so the same bits.
     #[inline(never)]
     fn refill(&mut self, v: &Variability) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: `refill_avx2` needs only AVX2, which the processor
+            // has (checked just above).
+            unsafe { self.refill_avx2(v) };
+            return;
+        }
+        self.refill_here(v);
+    }
+
+    /// [`CostStream::refill`] compiled for processors with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn refill_avx2(&mut self, v: &Variability) {
+        self.refill_here(v);
+    }
+
+    /// The body of [`CostStream::refill`], compiled into each variant.
+    #[inline(always)]
+    fn refill_here(&mut self, v: &Variability) {
         normal::fill_standard_normals(&mut self.rng, &mut self.z);
         let (sigma, half_s2) = (v.sigma, v.half_s2);
         let mut far = false;

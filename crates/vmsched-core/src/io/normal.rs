@@ -124,6 +124,7 @@ pub(crate) fn standard_normal(rng: &mut Rng) -> f64 {
 /// `rng` left where they leave it. The stream's state stays in a local
 /// copy during the loop (put back for the rare step), so that the words
 /// are made in registers rather than through memory.
+#[inline(always)]
 pub(crate) fn fill_standard_normals(rng: &mut Rng, out: &mut [f64]) {
     let mut s = rng.state();
     for slot in out.iter_mut() {
