@@ -508,6 +508,33 @@ mod tests {
         assert!(zero > 1_000 && inf > 1_000, "{zero} zeros, {inf} overflows");
     }
 
+    /// The refill compiled for the processor's vector instructions and the
+    /// portable one give the same bits (each runs where it is compiled:
+    /// the first as the runs use it, the second called directly), over
+    /// many refills, for a variability of the profiles' kind and for one
+    /// whose exponents often leave [−708, 708].
+    #[test]
+    fn every_compilation_of_a_refill_gives_the_same_bits() {
+        let wide = Variability {
+            cv: f64::INFINITY,
+            on: true,
+            sigma: 1_000.0,
+            half_s2: 0.0,
+        };
+        for v in [Variability::new(0.1), Variability::new(1.3), wide] {
+            let mut a = CostStream::new(Rng::new(31, 5));
+            let mut b = CostStream::new(Rng::new(31, 5));
+            for k in 0..50_000 {
+                a.refill(&v);
+                b.refill_here(&v);
+                for j in 0..AHEAD {
+                    assert_eq!(a.z[j].to_bits(), b.z[j].to_bits(), "refill {k}");
+                    assert_eq!(a.factor[j].to_bits(), b.factor[j].to_bits(), "refill {k}");
+                }
+            }
+        }
+    }
+
     /// Rounding: to the nearest integer, ties to even, on either side of
     /// 2^52 and at the limits.
     #[test]
