@@ -45,16 +45,34 @@ impl Rng {
     /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let result = (self.s[0].wrapping_add(self.s[3]))
-            .rotate_left(23)
-            .wrapping_add(self.s[0]);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
+        Rng::step(&mut self.s)
+    }
+
+    /// The generator's state, for a loop that draws many words: it steps a
+    /// local copy with [`Rng::step`] (which the compiler keeps in
+    /// registers) and puts it back with [`Rng::set_state`].
+    #[inline]
+    pub(crate) fn state(&self) -> [u64; 4] {
+        self.s
+    }
+
+    /// Puts back a state taken by [`Rng::state`] and stepped.
+    #[inline]
+    pub(crate) fn set_state(&mut self, s: [u64; 4]) {
+        self.s = s;
+    }
+
+    /// One step of xoshiro256++ on the state `s`: its next 64 random bits.
+    #[inline(always)]
+    pub(crate) fn step(s: &mut [u64; 4]) -> u64 {
+        let result = (s[0].wrapping_add(s[3])).rotate_left(23).wrapping_add(s[0]);
+        let t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
         result
     }
 

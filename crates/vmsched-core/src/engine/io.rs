@@ -278,7 +278,7 @@ impl World {
         };
         let t = self.io.disk.service_ns(&IoReq { bytes, ..r });
         let v = self.platform.io.fid.disk_service_cv;
-        let t = v.draw_ns(&mut self.io.cost_rngs[r.guest.idx()], t);
+        let t = v.draw_from(&mut self.io.cost_rngs[r.guest.idx()], t);
         self.io.disk.note_service(self.now, t);
         let at = self.now.after(t);
         self.in_flight(at, InFlight::DiskDone(r));

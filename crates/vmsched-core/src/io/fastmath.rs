@@ -69,9 +69,10 @@ const fn exp_table() -> [f64; EXP_STEPS] {
 /// against the library's `exp2`).
 const EXP_TABLE: [f64; EXP_STEPS] = exp_table();
 
-/// 2^m for m in [−1022, 1023], from its bits.
+/// 2^m for m in [−1022, 1023], from its bits (wrapping: other m give
+/// meaningless bits, never a panic).
 const fn pow2(m: i64) -> f64 {
-    f64::from_bits(((1023 + m) as u64) << 52)
+    f64::from_bits((1023i64.wrapping_add(m) as u64) << 52)
 }
 
 /// x·64/ln 2 rounded to the nearest integer k (ties to even), for |x| below
@@ -83,7 +84,9 @@ const fn steps(x: f64) -> (f64, i64) {
     let y = x * INV_STEP + ROUND_SHIFT;
     (
         y - ROUND_SHIFT,
-        y.to_bits() as i64 - ROUND_SHIFT.to_bits() as i64,
+        // Wrapping: for an x outside that range (`exp_near`'s callers throw
+        // such a result away) the difference may not fit.
+        (y.to_bits() as i64).wrapping_sub(ROUND_SHIFT.to_bits() as i64),
     )
 }
 
@@ -108,9 +111,25 @@ const fn scaled_exp(r: f64, j: i64) -> f64 {
 #[inline]
 pub(crate) const fn exp(x: f64) -> f64 {
     // |x| ≤ 708 keeps 2^m a normal double; the rest (rare) below.
-    if !(x >= -708.0 && x <= 708.0) {
+    if !near(x) {
         return exp_far(x);
     }
+    exp_near(x)
+}
+
+/// Whether x is in [−708, 708], where [`exp_near`] is [`exp`] (false for
+/// NaN).
+#[inline(always)]
+pub(crate) const fn near(x: f64) -> bool {
+    x >= -708.0 && x <= 708.0
+}
+
+/// [`exp`] for x in [−708, 708] (see [`near`]), without the test: a loop
+/// over many values computes them all this way, then redoes the rare ones
+/// outside (whose value here is meaningless, but computed without a
+/// panic).
+#[inline(always)]
+pub(crate) const fn exp_near(x: f64) -> f64 {
     let (kf, k) = steps(x);
     let r = (x - kf * STEP_HI) - kf * STEP_LO;
     scaled_exp(r, k) * pow2(k >> 6)

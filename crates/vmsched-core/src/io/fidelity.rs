@@ -188,6 +188,132 @@ impl Variability {
     }
 }
 
+/// How many standard normals a [`CostStream`] draws at once.
+const AHEAD: usize = 16;
+
+/// A domain's stream of variable costs: its random stream, drawn
+/// [`AHEAD`] standard normals at a time, with their lognormal factors
+/// e^(σz − σ²/2) for the variability whose draw found none left (another
+/// variability computes its own factor from the normal).
+///
+/// Every draw of the stream is a standard normal (all its users are
+/// [`Variability`]'s draws), so drawing ahead takes the same words in the
+/// same order: the k-th value used is the k-th the stream gives, whichever
+/// variability uses it, and every cost is bit for bit what
+/// [`Variability::draw_ns`] gives from the bare stream (a test compares
+/// them). What it saves is instructions (about a third of a draw's): the
+/// normals are made in a tight loop with the stream's state in registers,
+/// and the factors' exponentials, each a chain of some fifteen dependent
+/// operations, are computed sixteen at a time (two per vector
+/// instruction) instead of one at a time in the middle of an event.
+#[derive(Clone, Debug)]
+pub struct CostStream {
+    rng: Rng,
+    /// Standard normals drawn ahead, in the stream's order.
+    z: [f64; AHEAD],
+    /// e^(σz − σ²/2) of each, for the variability of `sigma_bits` and
+    /// `half_s2_bits`.
+    factor: [f64; AHEAD],
+    sigma_bits: u64,
+    half_s2_bits: u64,
+    /// The next value to use (`AHEAD`: none left).
+    next: usize,
+}
+
+impl CostStream {
+    /// The costs drawn from `rng` (nothing is drawn before the first use).
+    pub fn new(rng: Rng) -> CostStream {
+        CostStream {
+            rng,
+            z: [0.0; AHEAD],
+            factor: [0.0; AHEAD],
+            sigma_bits: 0,
+            half_s2_bits: 0,
+            next: AHEAD,
+        }
+    }
+
+    /// The lognormal factor e^(σz − σ²/2) of the stream's next standard
+    /// normal z, for the (varying) variability `v`.
+    #[inline(always)]
+    fn next_factor(&mut self, v: &Variability) -> f64 {
+        if self.next >= AHEAD {
+            self.refill(v);
+        }
+        // Below `AHEAD` here: the mask only spares a bounds check.
+        let k = self.next & (AHEAD - 1);
+        self.next += 1;
+        if self.drawn_for(v) {
+            self.factor[k]
+        } else {
+            self.other_factor(v, k)
+        }
+    }
+
+    /// The factor of drawn value k for a variability other than the one
+    /// the factors are for.
+    #[inline(never)]
+    fn other_factor(&self, v: &Variability, k: usize) -> f64 {
+        fastmath::exp(v.sigma * self.z[k] - v.half_s2)
+    }
+
+    /// Whether the factors drawn ahead are for `v`.
+    #[inline(always)]
+    fn drawn_for(&self, v: &Variability) -> bool {
+        v.sigma.to_bits() == self.sigma_bits && v.half_s2.to_bits() == self.half_s2_bits
+    }
+
+    /// The next `AHEAD` normals, and their factors for `v` (a loop the
+    /// compiler runs two exponentials at a time, with the baseline x86-64
+    /// vector instructions: the same operations on the same values, so the
+    /// same bits).
+    #[inline(never)]
+    fn refill(&mut self, v: &Variability) {
+        normal::fill_standard_normals(&mut self.rng, &mut self.z);
+        let (sigma, half_s2) = (v.sigma, v.half_s2);
+        let mut far = false;
+        for (f, &z) in self.factor.iter_mut().zip(&self.z) {
+            let x = sigma * z - half_s2;
+            far |= !fastmath::near(x);
+            *f = fastmath::exp_near(x);
+        }
+        if far {
+            for (f, &z) in self.factor.iter_mut().zip(&self.z) {
+                *f = fastmath::exp(sigma * z - half_s2);
+            }
+        }
+        self.sigma_bits = sigma.to_bits();
+        self.half_s2_bits = half_s2.to_bits();
+        self.next = 0;
+    }
+}
+
+impl Variability {
+    /// [`Variability::draw_ns`] from a domain's [`CostStream`]: the same
+    /// value, drawn ahead.
+    #[inline(always)]
+    pub fn draw_from(&self, s: &mut CostStream, mean_ns: u64) -> u64 {
+        if !self.on || mean_ns == 0 {
+            return mean_ns;
+        }
+        round_to_u64(mean_ns as f64 * s.next_factor(self))
+    }
+
+    /// [`Variability::sum_ns`] from a domain's [`CostStream`].
+    #[inline]
+    pub fn sum_from(&self, s: &mut CostStream, n: u64, mean_ns: u64) -> u64 {
+        if !self.on || mean_ns == 0 {
+            return n * mean_ns;
+        }
+        let mean = mean_ns as f64;
+        let mut sum = 0u64;
+        for _ in 0..n {
+            sum += round_to_u64(mean * s.next_factor(self));
+        }
+        sum
+    }
+}
+
 /// x rounded to the nearest integer, ties to even (IEEE 754's own rounding,
 /// without a bias either way), as a `u64`; NaN gives 0 and +∞ `u64::MAX`.
 /// Adding 2^52 to x in [0, 2^52) rounds it to an integer held in the low
@@ -310,6 +436,56 @@ mod tests {
         assert_eq!(on.sum_ns(&mut a, 17, 12_000), want);
         assert_eq!(a.next_u64(), b.next_u64());
         assert_eq!(on.draw_ns(&mut a, 0), 0);
+    }
+
+    /// A cost stream gives the bare stream's draws bit for bit, whichever
+    /// variabilities take turns on it (the factors drawn ahead are for
+    /// one of them; the others compute theirs), across many refills, with
+    /// means from 1 ns to far beyond 2^52 ns, and with a variability whose
+    /// exponents leave [−708, 708] (the refill's slow case).
+    #[test]
+    fn a_cost_stream_draws_what_the_bare_stream_draws() {
+        let vs = [
+            Variability::new(0.1),
+            Variability::new(0.3),
+            Variability::new(0.2),
+            Variability::new(0.0),
+            Variability::new(10.0),
+            // Half of its exponents σz are beyond ±708.
+            Variability {
+                cv: f64::INFINITY,
+                on: true,
+                sigma: 1_000.0,
+                half_s2: 0.0,
+            },
+        ];
+        let mut bare = Rng::new(29, 4);
+        let mut s = CostStream::new(Rng::new(29, 4));
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let (mut zero, mut inf) = (0usize, 0usize);
+        for k in 0..400_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly the first variability, as in a run (packets).
+            let v = if x % 8 < 5 {
+                &vs[0]
+            } else {
+                &vs[(x >> 8) as usize % vs.len()]
+            };
+            let mean = [0, 1, 7, 5_000, 20_113_000, 1 << 53][(x >> 20) as usize % 6];
+            if x >> 40 & 3 == 0 {
+                let n = (x >> 44) % 5;
+                let (got, want) = (v.sum_from(&mut s, n, mean), v.sum_ns(&mut bare, n, mean));
+                assert_eq!(got, want, "draw {k}: sum of {n} of {mean}");
+            } else {
+                let (got, want) = (v.draw_from(&mut s, mean), v.draw_ns(&mut bare, mean));
+                assert_eq!(got, want, "draw {k}: {mean}");
+                zero += usize::from(want == 0 && mean > 0);
+                inf += usize::from(want == u64::MAX);
+            }
+        }
+        assert!(zero > 1_000 && inf > 1_000, "{zero} zeros, {inf} overflows");
     }
 
     /// Rounding: to the nearest integer, ties to even, on either side of

@@ -30,8 +30,9 @@ pub use backend::Backend;
 pub use directory::{Directory, Endpoint};
 pub use disk::Disk;
 pub use fidelity::{
-    vary_ns, vary_sum_ns, IoFidelity, Variability, PROFILE_DISK_SERVICE_CV, PROFILE_GUEST_BATCH,
-    PROFILE_IO_COST_CV, PROFILE_NIC_IRQ_INTERVAL, PROFILE_NIC_RX_IRQ, PROFILE_REQUEST_CPU_CV,
+    vary_ns, vary_sum_ns, CostStream, IoFidelity, Variability, PROFILE_DISK_SERVICE_CV,
+    PROFILE_GUEST_BATCH, PROFILE_IO_COST_CV, PROFILE_NIC_IRQ_INTERVAL, PROFILE_NIC_RX_IRQ,
+    PROFILE_REQUEST_CPU_CV,
 };
 pub use nic::Nic;
 pub use request::{packets, IoKind, IoReq, Peer, ETHERNET_FRAMING, TCPIP_HEADER};
@@ -127,7 +128,7 @@ pub struct IoState {
     /// backend's, its front end's, its disk requests' service times),
     /// apart from its workload's stream so that switching variability on
     /// does not move the workload's own draws.
-    pub cost_rngs: Vec<Rng>,
+    pub cost_rngs: Vec<CostStream>,
 }
 
 impl IoState {
@@ -146,7 +147,9 @@ impl IoState {
             nic_wake: Vec::new(),
             nic_last_irq: None,
             nic_irq_armed: false,
-            cost_rngs: (0..ndoms).map(|i| Rng::new(0, i as u64)).collect(),
+            cost_rngs: (0..ndoms)
+                .map(|i| CostStream::new(Rng::new(0, i as u64)))
+                .collect(),
         }
     }
 
@@ -155,7 +158,7 @@ impl IoState {
     /// domain does not change the others' draws.
     pub fn seed_costs<'a>(&mut self, seed: u64, names: impl Iterator<Item = &'a str>) {
         self.cost_rngs = names
-            .map(|n| Rng::new(seed, stream_key(&format!("{n}/io-costs"))))
+            .map(|n| CostStream::new(Rng::new(seed, stream_key(&format!("{n}/io-costs")))))
             .collect();
     }
 

@@ -119,6 +119,36 @@ pub(crate) fn standard_normal(rng: &mut Rng) -> f64 {
     }
 }
 
+/// `out.len()` standard normal values drawn from `rng`, the same values in
+/// the same order as that many calls of [`standard_normal`] give, and
+/// `rng` left where they leave it. The stream's state stays in a local
+/// copy during the loop (put back for the rare step), so that the words
+/// are made in registers rather than through memory.
+#[inline(always)]
+pub(crate) fn fill_standard_normals(rng: &mut Rng, out: &mut [f64]) {
+    let mut s = rng.state();
+    for slot in out.iter_mut() {
+        *slot = loop {
+            let bits = Rng::step(&mut s);
+            let i = (bits & 0xff) as usize;
+            let x = (bits >> 11) as i64 as f64 * SCALED[i];
+            let accepted = if x < ZIG.x[i + 1] {
+                Some(x)
+            } else {
+                // The rare step draws from the stream itself.
+                rng.set_state(s);
+                let a = beyond_the_rectangle(rng, i, x);
+                s = rng.state();
+                a
+            };
+            if let Some(x) = accepted {
+                break f64::from_bits(x.to_bits() | ((bits & 0x100) << 55));
+            }
+        };
+    }
+    rng.set_state(s);
+}
+
 /// The rare part of a draw: the point x in layer i is not under the curve
 /// for sure. In the base layer, a value from the tail beyond r; above it,
 /// x if a uniform height in the layer falls under f(x), else `None` (the
@@ -213,6 +243,30 @@ mod tests {
             (top / AREA - 1.0).abs() < 1e-11,
             "top layer {top:e} vs {AREA:e}"
         );
+    }
+
+    /// Filling a buffer gives the values of one draw after the other, in
+    /// their order, and leaves the stream where they leave it: 1.68 million
+    /// values in buffers of 1, 2, 16 and 37 (about 1 in 100 takes the rare
+    /// step; those beyond r, some 440 expected, all come from the tail
+    /// sampler).
+    #[test]
+    fn a_filled_buffer_is_the_draws_one_after_the_other() {
+        let mut a = Rng::new(2026, 13);
+        let mut b = Rng::new(2026, 13);
+        let mut buf = [0f64; 37];
+        let mut tail = 0usize;
+        for round in 0..120_000usize {
+            let len = [1, 2, 16, 37][round % 4];
+            fill_standard_normals(&mut a, &mut buf[..len]);
+            for &got in &buf[..len] {
+                let want = standard_normal(&mut b);
+                assert_eq!(got.to_bits(), want.to_bits(), "round {round}");
+                tail += usize::from(got.abs() > R);
+            }
+            assert_eq!(a.next_u64(), b.next_u64(), "round {round}");
+        }
+        assert!(tail > 100, "only {tail} values from the tail");
     }
 
     /// The tail sampler alone (the base layer beyond r, rare in the draws

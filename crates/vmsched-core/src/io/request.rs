@@ -7,10 +7,10 @@
 //! backend and the device and back, so that the workload hears of exactly
 //! what it asked for. Its kind selects its per-item CPU cost.
 
+use super::CostStream;
 use super::Endpoint;
 use crate::host::IoCosts;
 use crate::ids::DomId;
-use crate::rng::Rng;
 
 /// The kinds of I/O item, each with its own per-item cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,14 +89,14 @@ impl IoReq {
     /// Driver-domain CPU to process it; with `io_cost_cv` > 0 each packet's
     /// (or the request's) cost is drawn from `rng`.
     #[inline]
-    pub fn backend_cost(&self, c: &IoCosts, rng: &mut Rng) -> u64 {
+    pub fn backend_cost(&self, c: &IoCosts, costs: &mut CostStream) -> u64 {
         let (n, each) = match self.kind {
             IoKind::NetRx => (self.pkts as u64, c.net_rx_ns),
             IoKind::NetTx => (self.pkts as u64, c.net_tx_ns),
             IoKind::DiskRead => (1, c.disk_read_ns),
             IoKind::DiskWrite => (1, c.disk_write_ns),
         };
-        c.fid.io_cost_cv.sum_ns(rng, n, each)
+        c.fid.io_cost_cv.sum_from(costs, n, each)
     }
 
     /// Page flips this item makes when netback passes it to the guest: one

@@ -145,7 +145,7 @@ impl GuestCtx<'_> {
     pub fn pkt_cpu_ns(&mut self, pkts: u64) -> u64 {
         let c = &self.w.platform.io;
         let rng = &mut self.w.io.cost_rngs[self.dom.idx()];
-        c.fid.io_cost_cv.sum_ns(rng, pkts, c.guest_pkt_ns)
+        c.fid.io_cost_cv.sum_from(rng, pkts, c.guest_pkt_ns)
     }
 
     /// Guest CPU for `n` disk requests in its block front end (`n ×
@@ -153,7 +153,7 @@ impl GuestCtx<'_> {
     pub fn disk_cpu_ns(&mut self, n: u64) -> u64 {
         let c = &self.w.platform.io;
         let rng = &mut self.w.io.cost_rngs[self.dom.idx()];
-        c.fid.io_cost_cv.sum_ns(rng, n, c.guest_disk_ns)
+        c.fid.io_cost_cv.sum_from(rng, n, c.guest_disk_ns)
     }
 
     /// One request's (or transaction's) application CPU of mean `mean_ns`:
@@ -161,7 +161,7 @@ impl GuestCtx<'_> {
     /// profile's `request_cpu_cv` is above 0.
     pub fn request_cpu_ns(&mut self, mean_ns: u64) -> u64 {
         let v = self.w.platform.io.fid.request_cpu_cv;
-        v.draw_ns(&mut self.w.io.cost_rngs[self.dom.idx()], mean_ns)
+        v.draw_from(&mut self.w.io.cost_rngs[self.dom.idx()], mean_ns)
     }
 
     /// Is this domain the driver domain (its I/O goes straight to the devices)?
