@@ -40,7 +40,7 @@ const PARAMS: &[ParamSpec] = &[ParamSpec::int("weight", 256, 1, 65535)
     .doc("Relative length of a turn.")];
 
 /// The registry entry: its name, parameters and what it is.
-pub const INFO: SchedulerInfo = SchedulerInfo::new("wrr", "Weighted RR", PARAMS, |_| {
+pub const INFO: SchedulerInfo = SchedulerInfo::new("wrr", "Weighted RR", PARAMS, |_, _| {
     Box::new(WeightedRr::default())
 })
 .about(

@@ -1,64 +1,83 @@
 //! A set of PCPUs (Xen's `cpumask_t`), with Xen's `cycle` operation.
 //!
-//! The storage is fixed (room for the largest host, so that a mask is a
-//! plain `Copy` value), but every operation touches only the words in use:
-//! a mask remembers how many of its words may hold a member (`used`; every
-//! word beyond is zero), so on a 2-PCPU host an intersection, a test for
-//! emptiness or a walk over the members is one word's work, not eight.
+//! A mask is a plain `Copy` array of `W` 64-bit words, `W` a const generic
+//! parameter: its storage is sized to the host. A simulation chooses the
+//! width once, when its scheduler is built ([`words_for`]): one word for a
+//! host of up to 64 PCPUs, [`MAX_WORDS`] for a larger one. The schedulers
+//! that keep masks (Credit, Credit 2, RTDS, null and the schedulers built
+//! on them) are generic over the width and monomorphised twice, so on a
+//! 2-PCPU host every operation of theirs is a single-word instruction with
+//! no loop and no bound, and a mask is 8 bytes, not 64.
+//!
+//! The engine and the scenario keep their masks (the VCPUs' affinities, the
+//! topology's sibling and socket sets) at the full width, [`CpuMask`] with
+//! its default parameter; a sized scheduler takes the words it needs with
+//! [`CpuMask::sized`]. Every mask of a host holds only PCPUs of that host
+//! (the scenario and the toolstack actions are validated against it), so
+//! the words left out are zero.
+//!
+//! A PCPU beyond a mask's width is a checked error (a panic naming it),
+//! never a silent wrap into another word.
 
 use crate::ids::PcpuId;
 
-/// Words in a mask. 8 × 64 = 512 PCPUs, the largest host vmsched simulates.
-const WORDS: usize = 8;
+/// Words in the widest mask. 8 × 64 = 512 PCPUs, the largest host vmsched simulates.
+pub const MAX_WORDS: usize = 8;
 /// The largest number of PCPUs a host may have.
-pub const MAX_PCPUS: usize = WORDS * 64;
+pub const MAX_PCPUS: usize = MAX_WORDS * 64;
 
-/// A set of PCPUs.
-#[derive(Clone, Copy, Default)]
-pub struct CpuMask {
-    w: [u64; WORDS],
-    /// Words that may hold a member; every word from here on is zero.
-    used: u8,
-}
-
-// Equality and hashing are of the members alone (`used` is a bound, and two
-// equal sets may have different bounds).
-impl PartialEq for CpuMask {
-    fn eq(&self, o: &Self) -> bool {
-        self.w == o.w
-    }
-}
-impl Eq for CpuMask {}
-impl std::hash::Hash for CpuMask {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.w.hash(h);
+/// The mask width a host of `npcpus` PCPUs uses: one word up to 64 PCPUs,
+/// [`MAX_WORDS`] beyond (the two widths the sized schedulers are built in).
+pub const fn words_for(npcpus: usize) -> usize {
+    if npcpus <= 64 {
+        1
+    } else {
+        MAX_WORDS
     }
 }
 
-impl std::fmt::Debug for CpuMask {
+/// A set of PCPUs numbered below `64 * W`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CpuMask<const W: usize = MAX_WORDS> {
+    w: [u64; W],
+}
+
+impl<const W: usize> Default for CpuMask<W> {
+    fn default() -> Self {
+        Self::empty()
+    }
+}
+
+impl<const W: usize> std::fmt::Debug for CpuMask<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_set().entries(self.iter().map(|p| p.0)).finish()
     }
 }
 
-impl CpuMask {
-    /// The empty set.
-    pub const fn empty() -> CpuMask {
-        CpuMask {
-            w: [0; WORDS],
-            used: 0,
-        }
-    }
+/// The panic of a PCPU beyond a mask: out of line, so that the check on the
+/// hot path is one comparison.
+#[cold]
+#[inline(never)]
+fn beyond(p: PcpuId, words: usize) -> ! {
+    panic!(
+        "PCPU {} beyond a mask of {} PCPUs (the host's mask width)",
+        p.idx(),
+        words * 64
+    )
+}
 
-    /// The words that may hold a member.
-    #[inline]
-    fn words(&self) -> usize {
-        usize::from(self.used)
+impl<const W: usize> CpuMask<W> {
+    /// PCPUs a mask of this width can hold.
+    pub const CAPACITY: usize = W * 64;
+
+    /// The empty set.
+    pub const fn empty() -> Self {
+        CpuMask { w: [0; W] }
     }
 
     /// PCPUs 0..n.
-    pub fn first_n(n: usize) -> CpuMask {
-        let mut m = CpuMask::empty();
+    pub fn first_n(n: usize) -> Self {
+        let mut m = Self::empty();
         for i in 0..n {
             m.set(PcpuId(i as u32));
         }
@@ -66,28 +85,41 @@ impl CpuMask {
     }
 
     /// A set holding only `p`.
-    pub fn single(p: PcpuId) -> CpuMask {
-        let mut m = CpuMask::empty();
+    pub fn single(p: PcpuId) -> Self {
+        let mut m = Self::empty();
         m.set(p);
         m
     }
 
-    /// The word holding `p`'s bit. PCPU numbers are below [`MAX_PCPUS`]
-    /// (the scenario refuses larger hosts), so the index is taken modulo
-    /// [`WORDS`], which the compiler sees is in range: no bounds check on
-    /// the hottest operations.
+    /// The same set at width `V`. Used to take a host-sized mask out of a
+    /// full-width one: the words left out must be empty (every mask of a
+    /// host holds only its PCPUs, and `V` is chosen from the host's size),
+    /// which is checked in debug builds.
+    #[inline]
+    pub fn sized<const V: usize>(&self) -> CpuMask<V> {
+        debug_assert!(
+            self.w.iter().skip(V).all(|&x| x == 0),
+            "{self:?} does not fit in {V} words"
+        );
+        CpuMask {
+            w: std::array::from_fn(|i| if i < W { self.w[i] } else { 0 }),
+        }
+    }
+
+    /// The word holding `p`'s bit; a PCPU beyond the width panics.
     #[inline]
     fn word_of(p: PcpuId) -> usize {
-        debug_assert!(p.idx() < MAX_PCPUS, "PCPU {} beyond a mask", p.idx());
-        (p.idx() >> 6) & (WORDS - 1)
+        let wi = p.idx() >> 6;
+        if wi >= W {
+            beyond(p, W);
+        }
+        wi
     }
 
     /// Add `p`.
     #[inline]
     pub fn set(&mut self, p: PcpuId) {
-        let wi = Self::word_of(p);
-        self.w[wi] |= 1u64 << (p.idx() & 63);
-        self.used = self.used.max(wi as u8 + 1);
+        self.w[Self::word_of(p)] |= 1u64 << (p.idx() & 63);
     }
 
     /// Remove `p`.
@@ -105,78 +137,68 @@ impl CpuMask {
     /// Is the set empty?
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.w[..self.words()].iter().all(|&x| x == 0)
+        self.w.iter().all(|&x| x == 0)
     }
 
     /// Number of PCPUs in the set.
     #[inline]
     pub fn count(&self) -> u32 {
-        self.w[..self.words()].iter().map(|x| x.count_ones()).sum()
+        self.w.iter().map(|x| x.count_ones()).sum()
     }
 
     /// Intersection.
     #[inline]
-    pub fn and(&self, o: &CpuMask) -> CpuMask {
-        let mut r = *self;
-        for i in 0..self.words() {
-            r.w[i] &= o.w[i];
+    pub fn and(&self, o: &Self) -> Self {
+        CpuMask {
+            w: std::array::from_fn(|i| self.w[i] & o.w[i]),
         }
-        r
     }
 
     /// Union.
     #[inline]
-    pub fn or(&self, o: &CpuMask) -> CpuMask {
-        let mut r = *self;
-        for i in 0..o.words() {
-            r.w[i] |= o.w[i];
+    pub fn or(&self, o: &Self) -> Self {
+        CpuMask {
+            w: std::array::from_fn(|i| self.w[i] | o.w[i]),
         }
-        r.used = self.used.max(o.used);
-        r
     }
 
     /// Difference (`self` without `o`).
     #[inline]
-    pub fn andnot(&self, o: &CpuMask) -> CpuMask {
-        let mut r = *self;
-        for i in 0..self.words().min(o.words()) {
-            r.w[i] &= !o.w[i];
+    pub fn andnot(&self, o: &Self) -> Self {
+        CpuMask {
+            w: std::array::from_fn(|i| self.w[i] & !o.w[i]),
         }
-        r
     }
 
     /// Do the sets share a PCPU?
     #[inline]
-    pub fn intersects(&self, o: &CpuMask) -> bool {
-        let n = self.words().min(o.words());
-        self.w[..n].iter().zip(&o.w[..n]).any(|(a, b)| a & b != 0)
+    pub fn intersects(&self, o: &Self) -> bool {
+        self.w.iter().zip(&o.w).any(|(a, b)| a & b != 0)
     }
 
     /// `self.and(o).cycle(n)` without building the intersection: the next
     /// PCPU after `n` in both sets, wrapping round; `n` itself if it is the
     /// only one. `None` if the sets share no PCPU.
     #[inline]
-    pub fn cycle_and(&self, o: &CpuMask, n: PcpuId) -> Option<PcpuId> {
-        let words = self.words().min(o.words());
-        let (a, b) = (&self.w[..words], &o.w[..words]);
+    pub fn cycle_and(&self, o: &Self, n: PcpuId) -> Option<PcpuId> {
+        let both = |i: usize| self.w[i] & o.w[i];
         let start = n.idx() + 1;
-        let both = |i: usize| a[i] & b[i];
         // From `start` to the end, then from 0 up to and including `n`.
         let mut wi = start >> 6;
-        if wi < words {
+        if wi < W {
             let mut word = both(wi) & (!0u64 << (start & 63));
             loop {
                 if word != 0 {
                     return Some(PcpuId((wi * 64 + word.trailing_zeros() as usize) as u32));
                 }
                 wi += 1;
-                if wi >= words {
+                if wi >= W {
                     break;
                 }
                 word = both(wi);
             }
         }
-        (0..words).find_map(|i| {
+        (0..W).find_map(|i| {
             let word = both(i);
             (word != 0).then(|| PcpuId((i * 64 + word.trailing_zeros() as usize) as u32))
         })
@@ -184,8 +206,8 @@ impl CpuMask {
 
     /// Is every PCPU of `self` in `o`?
     #[inline]
-    pub fn is_subset(&self, o: &CpuMask) -> bool {
-        (0..self.words()).all(|i| self.w[i] & !o.w[i] == 0)
+    pub fn is_subset(&self, o: &Self) -> bool {
+        self.w.iter().zip(&o.w).all(|(a, b)| a & !b == 0)
     }
 
     /// The lowest-numbered PCPU, if any.
@@ -198,7 +220,7 @@ impl CpuMask {
     #[inline]
     fn next_from(&self, start: usize) -> Option<PcpuId> {
         let mut wi = start >> 6;
-        if wi >= self.words() {
+        if wi >= W {
             return None;
         }
         let mut word = self.w[wi] & (!0u64 << (start & 63));
@@ -207,7 +229,7 @@ impl CpuMask {
                 return Some(PcpuId((wi * 64 + word.trailing_zeros() as usize) as u32));
             }
             wi += 1;
-            if wi >= self.words() {
+            if wi >= W {
                 return None;
             }
             word = self.w[wi];
@@ -242,7 +264,7 @@ mod tests {
     fn operations_agree_with_a_plain_set() {
         let sets: [&[u32]; 6] = [&[], &[0], &[1, 63], &[64, 200], &[0, 63, 64, 511], &[511]];
         let mask = |s: &[u32]| {
-            let mut m = CpuMask::empty();
+            let mut m = <CpuMask>::empty();
             s.iter().for_each(|&p| m.set(PcpuId(p)));
             m
         };
@@ -270,7 +292,7 @@ mod tests {
             // Removing every member leaves a set equal to the empty one.
             let mut cleared = m;
             a.iter().for_each(|&p| cleared.clear(PcpuId(p)));
-            assert_eq!(cleared, CpuMask::empty());
+            assert_eq!(cleared, <CpuMask>::empty());
             assert!(cleared.is_empty() && cleared.first().is_none());
         }
     }
@@ -289,7 +311,7 @@ mod tests {
             &[1, 3, 64, 65, 200, 511],
         ];
         let mask = |s: &[u32]| {
-            let mut m = CpuMask::empty();
+            let mut m = <CpuMask>::empty();
             s.iter().for_each(|&p| m.set(PcpuId(p)));
             m
         };
@@ -309,7 +331,7 @@ mod tests {
 
     #[test]
     fn cycle_wraps_like_xen() {
-        let mut m = CpuMask::empty();
+        let mut m = <CpuMask>::empty();
         for p in [1, 3, 200] {
             m.set(PcpuId(p));
         }
@@ -317,9 +339,63 @@ mod tests {
         assert_eq!(m.cycle(PcpuId(3)), Some(PcpuId(200)));
         assert_eq!(m.cycle(PcpuId(200)), Some(PcpuId(1)));
         assert_eq!(m.cycle(PcpuId(0)), Some(PcpuId(1)));
-        assert_eq!(CpuMask::single(PcpuId(5)).cycle(PcpuId(5)), Some(PcpuId(5)));
-        assert_eq!(CpuMask::empty().cycle(PcpuId(5)), None);
+        assert_eq!(
+            <CpuMask>::single(PcpuId(5)).cycle(PcpuId(5)),
+            Some(PcpuId(5))
+        );
+        assert_eq!(<CpuMask>::empty().cycle(PcpuId(5)), None);
         assert_eq!(m.count(), 3);
         assert_eq!(m.iter().map(|p| p.0).collect::<Vec<_>>(), vec![1, 3, 200]);
+    }
+
+    /// A one-word mask answers as the full-width one for the PCPUs it can
+    /// hold, and `sized` moves a set between the widths unchanged.
+    #[test]
+    fn one_word_masks_agree_with_full_width_ones() {
+        let sets: [&[u32]; 5] = [&[], &[0], &[1, 63], &[0, 5, 6, 62], &[63]];
+        let wide = |s: &[u32]| {
+            let mut m = <CpuMask>::empty();
+            s.iter().for_each(|&p| m.set(PcpuId(p)));
+            m
+        };
+        for a in sets {
+            for b in sets {
+                let (wa, wb) = (wide(a), wide(b));
+                let (na, nb) = (wa.sized::<1>(), wb.sized::<1>());
+                assert_eq!(na.and(&nb).sized::<MAX_WORDS>(), wa.and(&wb));
+                assert_eq!(na.or(&nb).sized::<MAX_WORDS>(), wa.or(&wb));
+                assert_eq!(na.andnot(&nb).sized::<MAX_WORDS>(), wa.andnot(&wb));
+                assert_eq!(na.intersects(&nb), wa.intersects(&wb));
+                assert_eq!(na.is_subset(&nb), wa.is_subset(&wb));
+                for n in [0, 1, 5, 62, 63] {
+                    assert_eq!(na.cycle_and(&nb, PcpuId(n)), wa.cycle_and(&wb, PcpuId(n)));
+                    assert_eq!(na.cycle(PcpuId(n)), wa.cycle(PcpuId(n)));
+                    assert_eq!(na.test(PcpuId(n)), wa.test(PcpuId(n)));
+                }
+            }
+            let (w, n) = (wide(a), wide(a).sized::<1>());
+            assert_eq!(n.count(), w.count());
+            assert_eq!(n.first(), w.first());
+            assert_eq!(n.iter().collect::<Vec<_>>(), w.iter().collect::<Vec<_>>());
+        }
+        assert_eq!(std::mem::size_of::<CpuMask<1>>(), 8);
+        assert_eq!(words_for(1), 1);
+        assert_eq!(words_for(64), 1);
+        assert_eq!(words_for(65), MAX_WORDS);
+        assert_eq!(words_for(MAX_PCPUS), MAX_WORDS);
+    }
+
+    /// A PCPU beyond a mask's width is an error, not a wrap into word 0.
+    #[test]
+    #[should_panic(expected = "PCPU 64 beyond a mask of 64 PCPUs")]
+    fn a_pcpu_beyond_a_one_word_mask_panics() {
+        let mut m = CpuMask::<1>::empty();
+        m.set(PcpuId(64));
+    }
+
+    #[test]
+    #[should_panic(expected = "PCPU 512 beyond a mask of 512 PCPUs")]
+    fn a_pcpu_beyond_the_widest_mask_panics() {
+        <CpuMask>::empty().test(PcpuId(512));
     }
 }

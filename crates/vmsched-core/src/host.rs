@@ -14,6 +14,11 @@ pub struct Topology {
     pub threads_per_core: u32,
     sibling: Vec<CpuMask>,
     socket: Vec<CpuMask>,
+    /// Global core number of each PCPU (looked up, not divided, on the hot
+    /// paths: the switch model, Credit's balancing, Credit 2's run queues).
+    core_of: Vec<u32>,
+    /// Socket number of each PCPU.
+    socket_of: Vec<u32>,
 }
 
 impl Topology {
@@ -41,12 +46,18 @@ impl Topology {
             }
             socket.push(km);
         }
+        let core_of = (0..n as u32).map(|p| p / threads_per_core).collect();
+        let socket_of = (0..n as u32)
+            .map(|p| p / (cores_per_socket * threads_per_core))
+            .collect();
         Topology {
             sockets,
             cores_per_socket,
             threads_per_core,
             sibling,
             socket,
+            core_of,
+            socket_of,
         }
     }
 
@@ -81,13 +92,13 @@ impl Topology {
     /// Socket number of `p`; vmsched models one NUMA node per socket.
     #[inline]
     pub fn socket_of(&self, p: PcpuId) -> u32 {
-        p.0 / (self.cores_per_socket * self.threads_per_core)
+        self.socket_of[p.idx()]
     }
 
     /// Global core number of `p`.
     #[inline]
     pub fn core_of(&self, p: PcpuId) -> u32 {
-        p.0 / self.threads_per_core
+        self.core_of[p.idx()]
     }
 }
 
@@ -739,6 +750,14 @@ mod tests {
         );
         assert_eq!(t.socket_of(PcpuId(5)), 1);
         assert_eq!(t.core_of(PcpuId(5)), 2);
+        // The tables hold the numbering's quotients for every PCPU.
+        for (s, c, th) in [(1, 1, 1), (2, 2, 2), (4, 8, 2), (2, 3, 4), (1, 512, 1)] {
+            let t = Topology::new(s, c, th);
+            for p in 0..s * c * th {
+                assert_eq!(t.core_of(PcpuId(p)), p / th);
+                assert_eq!(t.socket_of(PcpuId(p)), p / (c * th));
+            }
+        }
     }
 
     #[test]

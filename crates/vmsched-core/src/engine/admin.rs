@@ -179,6 +179,12 @@ impl Simulation {
     /// through the migration protocol (`_VPF_migrating`, `sleep`, and once
     /// it is off its PCPU `pick_cpu`, `migrate`, `wake`).
     fn pin_domain(&mut self, dom: DomId, mask: crate::cpumask::CpuMask) {
+        // What lets a scheduler take a host-sized mask out of it
+        // (`CpuMask::sized`): the action was validated against the host.
+        assert!(
+            mask.is_subset(&self.w.topo.all()),
+            "affinity {mask:?} beyond the host"
+        );
         let idx = match self.w.masks.iter().position(|m| *m == mask) {
             Some(i) => i,
             None => {

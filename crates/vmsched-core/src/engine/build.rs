@@ -69,11 +69,15 @@ impl Simulation {
             .expect("scenario validation checked the scheduler name");
         let topo = scenario.host.topology.clone();
         let npcpus = topo.npcpus();
-        let mut masks = vec![topo.all()];
+        let all = topo.all();
+        let mut masks = vec![all];
         let mut mask_id = |m: &Option<CpuMask>| -> u16 {
             match m {
                 None => 0,
                 Some(m) => {
+                    // What lets a scheduler take a host-sized mask out of it
+                    // (`CpuMask::sized`): the scenario validated it.
+                    assert!(m.is_subset(&all), "affinity {m:?} beyond the host");
                     if let Some(i) = masks.iter().position(|x| x == m) {
                         i as u16
                     } else {
@@ -173,7 +177,7 @@ impl Simulation {
             switch,
             seed: scenario.run.seed,
         };
-        let sched = sched.unwrap_or_else(|| info.build(&scenario.scheduler.params));
+        let sched = sched.unwrap_or_else(|| info.build(&scenario.scheduler.params, npcpus));
         let workloads = scenario
             .domains
             .iter()

@@ -166,10 +166,6 @@ pub(crate) struct SwitchModel {
     /// Φ per core (L2) and per socket (L3), thousandths of a line.
     phi2: Vec<u64>,
     phi3: Vec<u64>,
-    /// Per PCPU: its core and socket (the topology's, looked up instead of
-    /// divided out at every switch).
-    core_of: Vec<u32>,
-    socket_of: Vec<u32>,
 }
 
 /// A VCPU's working set and stream rate from its domain's workload.
@@ -202,12 +198,6 @@ impl SwitchModel {
         footprints: impl Iterator<Item = VcpuFootprint>,
     ) -> SwitchModel {
         let npcpus = topo.npcpus();
-        let core_of: Vec<u32> = (0..npcpus as u32)
-            .map(|p| topo.core_of(PcpuId(p)))
-            .collect();
-        let socket_of: Vec<u32> = (0..npcpus as u32)
-            .map(|p| topo.socket_of(PcpuId(p)))
-            .collect();
         let ncores = npcpus / topo.threads_per_core as usize;
         let nsockets = topo.sockets as usize;
         let line = costs.cache_line_bytes.max(1) as f64;
@@ -245,8 +235,6 @@ impl SwitchModel {
             queue_ops: vec![Cell::new(0); npcpus],
             phi2: vec![0; ncores],
             phi3: vec![0; nsockets],
-            core_of,
-            socket_of,
         }
     }
 
@@ -299,7 +287,7 @@ impl World {
     pub(crate) fn switch_in(&mut self, p: PcpuId, n: VcpuId, sched_ns: u64) -> u64 {
         let now = self.now;
         let m = &mut self.switch;
-        let (core, socket) = (m.core_of[p.idx()], m.socket_of[p.idx()]);
+        let (core, socket) = (self.topo.core_of(p), self.topo.socket_of(p));
         let lazy = m.costs.lazy_idle_switch && m.loaded[p.idx()] == Some(n);
         // Xen syncs a VCPU's state off a PCPU that still holds it lazily
         // before it runs elsewhere; the VCPU this PCPU held is unloaded.
@@ -360,7 +348,8 @@ impl World {
             // Its refill is done: its lines are in, before the overhead
             // that measured them is replaced.
             if let Some(p) = vc.loaded_on.filter(|_| m.cache_on) {
-                let (core, socket) = (m.core_of[p.idx()] as usize, m.socket_of[p.idx()] as usize);
+                let (core, socket) = (self.topo.core_of(p), self.topo.socket_of(p));
+                let (core, socket) = (core as usize, socket as usize);
                 m.bring_in(v, now, core, socket, 0);
             }
             m.vcpus[v.idx()].ovh = Overhead {
@@ -411,7 +400,8 @@ impl World {
                 }
             }
         }
-        let (core, socket) = (m.core_of[p.idx()] as usize, m.socket_of[p.idx()] as usize);
+        let (core, socket) = (self.topo.core_of(p), self.topo.socket_of(p));
+        let (core, socket) = (core as usize, socket as usize);
         m.bring_in(v, now, core, socket, credit);
         let vc = &mut m.vcpus[v.idx()];
         let ran_ns = now.since(vc.useful_from) + credit;

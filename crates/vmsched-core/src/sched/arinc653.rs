@@ -132,7 +132,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "arinc653",
     "ARINC 653",
     PARAMS,
-    |p| Box::new(Arinc653::new(p)),
+    |p, _| Box::new(Arinc653::new(p)),
 )
 .about(
     "Xen's ARINC 653 scheduler: a fixed cyclic table of minor frames; unused slots stay idle.",

@@ -119,7 +119,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "atropos",
     "Atropos",
     PARAMS,
-    |p| Box::new(Atropos::new(p)),
+    |p, _| Box::new(Atropos::new(p)),
 )
 .about(
     "Xen 2.0's Atropos: per-PCPU EDF reservations with latency hints and 5 ms slack quanta (as coded, broken).",

@@ -146,7 +146,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "bvt",
     "BVT",
     PARAMS,
-    |p| Box::new(Bvt::new(p)),
+    |p, _| Box::new(Bvt::new(p)),
 )
 .about(
     "Xen's Borrowed Virtual Time: per-PCPU virtual-time fair share with warping; no caps.",

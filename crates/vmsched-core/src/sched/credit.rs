@@ -202,7 +202,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "credit",
     "Credit",
     PARAMS,
-    |p| Box::new(Credit::new(p)),
+    |p, n| sized_scheduler!(n, W => Credit::<W>::new(p)),
 )
 .about(
     "Xen's Credit scheduler: weights and caps, 30 ms slices, BOOST on wake-up, work stealing.",
@@ -470,7 +470,7 @@ enum Step {
 }
 
 /// The Credit scheduler's state.
-pub struct Credit {
+pub struct Credit<const W: usize> {
     version: Version,
     b: Behaviour,
     tslice_ns: u64,
@@ -496,15 +496,15 @@ pub struct Credit {
     /// stream (made at the first creation).
     any_rng: Option<crate::rng::Rng>,
     /// Idle PCPUs that have not been tickled.
-    idlers: CpuMask,
+    idlers: CpuMask<W>,
     /// PCPUs with `nr_runnable > 1`: the only ones work stealing looks at
     /// (a faster form of Xen's per-peer `nr_runnable` test).
-    overloaded: CpuMask,
+    overloaded: CpuMask<W>,
     /// PCPUs whose run queue's head is UNDER or BOOST: the only peers a PCPU
     /// whose best local candidate is OVER can steal from, since a steal scans
     /// a peer's queue from the head and stops at the first VCPU of priority
     /// OVER or lower (see [`Credit::load_balance`]).
-    steal_above_over: CpuMask,
+    steal_above_over: CpuMask<W>,
     /// One socket, one thread per core: `cpu_pick` cannot prefer one idle
     /// PCPU over another, so its grouping loop is skipped.
     flat: bool,
@@ -527,9 +527,9 @@ pub struct Credit {
     stat_tickles: u64,
 }
 
-impl Credit {
+impl<const W: usize> Credit<W> {
     /// A Credit scheduler with validated global parameters.
-    pub fn new(p: &Params) -> Credit {
+    pub fn new(p: &Params) -> Credit<W> {
         let version = p.version("xen_version");
         let mut c = Credit {
             version,
@@ -549,9 +549,9 @@ impl Credit {
             active_head: NIL,
             scratch_units: Vec::new(),
             any_rng: None,
-            idlers: CpuMask::empty(),
-            overloaded: CpuMask::empty(),
-            steal_above_over: CpuMask::empty(),
+            idlers: CpuMask::<W>::empty(),
+            overloaded: CpuMask::<W>::empty(),
+            steal_above_over: CpuMask::<W>::empty(),
             flat: true,
             weight: 0,
             credit: 0,
@@ -628,7 +628,7 @@ impl Credit {
     }
 
     fn pinned(ctx: &SchedCtx, v: VcpuId) -> bool {
-        ctx.hard_affinity(v).count() == 1
+        ctx.hard_affinity(v).sized::<W>().count() == 1
     }
 
     /// Xen's "has soft affinity", for releases that have soft affinity.
@@ -637,12 +637,12 @@ impl Credit {
     }
 
     /// Affinity for a balancing step: soft ∩ hard (or hard if empty), or hard.
-    fn affinity(ctx: &SchedCtx, v: VcpuId, step: Step) -> CpuMask {
-        let hard = *ctx.hard_affinity(v);
+    fn affinity(ctx: &SchedCtx, v: VcpuId, step: Step) -> CpuMask<W> {
+        let hard = ctx.hard_affinity(v).sized::<W>();
         match step {
             Step::Hard => hard,
             Step::Soft => {
-                let s = ctx.soft_affinity(v).and(&hard);
+                let s = ctx.soft_affinity(v).sized::<W>().and(&hard);
                 if s.is_empty() {
                     hard
                 } else {
@@ -917,14 +917,14 @@ impl Credit {
                     let (factor, cpu_idlers, nxt_idlers) = if same_socket {
                         (
                             1,
-                            idlers.and(topo.sibling_mask(cpu)),
-                            idlers.and(topo.sibling_mask(nxt)),
+                            idlers.and(&topo.sibling_mask(cpu).sized::<W>()),
+                            idlers.and(&topo.sibling_mask(nxt).sized::<W>()),
                         )
                     } else {
                         (
                             2,
-                            idlers.and(topo.socket_mask(cpu)),
-                            idlers.and(topo.socket_mask(nxt)),
+                            idlers.and(&topo.socket_mask(cpu).sized::<W>()),
+                            idlers.and(&topo.socket_mask(nxt).sized::<W>()),
                         )
                     };
                     let (wc, wn) = (cpu_idlers.count(), nxt_idlers.count());
@@ -937,7 +937,7 @@ impl Credit {
                         let cand = nxt_idlers.and(&cpus);
                         bias_owner = Some(nxt);
                         cpu = cand.cycle(self.pcpus[nxt.idx()].idle_bias).unwrap_or(nxt);
-                        cpus = cpus.andnot(topo.sibling_mask(cpu));
+                        cpus = cpus.andnot(&topo.sibling_mask(cpu).sized::<W>());
                     } else {
                         cpus = cpus.andnot(&nxt_idlers);
                     }
@@ -963,7 +963,7 @@ impl Credit {
     /// idle, and otherwise gives way to the next idle PCPU of the affinity.
     #[inline]
     fn cpu_pick_flat_hard(&self, ctx: &SchedCtx, cur: PcpuId, v: VcpuId) -> PcpuId {
-        let hard = ctx.hard_affinity(v);
+        let hard = ctx.hard_affinity(v).sized::<W>();
         let cpu = if hard.test(cur) {
             cur
         } else {
@@ -981,7 +981,7 @@ impl Credit {
     fn cpu_pick_old(&mut self, ctx: &SchedCtx, v: VcpuId, commit: bool) -> PcpuId {
         let cur = ctx.processor(v);
         let topo = ctx.topology();
-        let aff = *ctx.hard_affinity(v);
+        let aff = ctx.hard_affinity(v).sized::<W>();
         let mut cpu = if aff.test(cur) {
             cur
         } else {
@@ -997,13 +997,13 @@ impl Credit {
         while let Some(nxt) = cpus.cycle(cpu) {
             let (cpu_idlers, nxt_idlers) = if topo.socket_mask(cpu).test(nxt) {
                 (
-                    idlers.and(topo.sibling_mask(cpu)),
-                    idlers.and(topo.sibling_mask(nxt)),
+                    idlers.and(&topo.sibling_mask(cpu).sized::<W>()),
+                    idlers.and(&topo.sibling_mask(nxt).sized::<W>()),
                 )
             } else {
                 (
-                    idlers.and(topo.socket_mask(cpu)),
-                    idlers.and(topo.socket_mask(nxt)),
+                    idlers.and(&topo.socket_mask(cpu).sized::<W>()),
+                    idlers.and(&topo.socket_mask(nxt).sized::<W>()),
                 )
             };
             let (wc, wn) = (cpu_idlers.count(), nxt_idlers.count());
@@ -1020,7 +1020,7 @@ impl Credit {
                 if commit {
                     self.pcpus[nxt.idx()].idle_bias = cpu;
                 }
-                cpus = cpus.andnot(topo.sibling_mask(cpu));
+                cpus = cpus.andnot(&topo.sibling_mask(cpu).sized::<W>());
             } else {
                 cpus = cpus.andnot(&nxt_idlers);
             }
@@ -1036,7 +1036,7 @@ impl Credit {
     /// the toolstack: Xen builds it at boot with VCPU 0 on PCPU 0
     /// (`alloc_dom0_vcpu0`), here the first PCPU of its affinity.
     fn initial_cpu_old(ctx: &SchedCtx, v: VcpuId) -> PcpuId {
-        let aff = ctx.hard_affinity(v);
+        let aff = ctx.hard_affinity(v).sized::<W>();
         if ctx.vcpu_index(v) > 0 {
             let prev = ctx.processor(VcpuId(v.0 - 1));
             return aff.cycle(prev).expect("affinity masks are non-empty");
@@ -1064,7 +1064,7 @@ impl Credit {
     /// Xen steps `get_random() % weight` PCPUs on from the first); VCPU i on
     /// the PCPU after the one VCPU i−1 was placed on.
     fn initial_cpu_any(&mut self, ctx: &SchedCtx, v: VcpuId) -> PcpuId {
-        let online = ctx.topology().all();
+        let online = ctx.topology().all().sized::<W>();
         if ctx.vcpu_index(v) > 0 {
             let prev = ctx.processor(VcpuId(v.0 - 1));
             return online.cycle(prev).expect("a host has PCPUs");
@@ -1085,13 +1085,13 @@ impl Credit {
         let cur_pri = self.cur_pri(ctx, cpu);
         let new_pri = self.u(new).pri;
         let idle = self.idlers;
-        let mut mask = CpuMask::empty();
+        let mut mask = CpuMask::<W>::empty();
         if self.b.old_tickle {
             if new_pri > cur_pri {
                 mask.set(cpu);
             }
             if cur_pri > PRI_IDLE && !idle.is_empty() {
-                let cand = idle.and(ctx.hard_affinity(new));
+                let cand = idle.and(&ctx.hard_affinity(new).sized::<W>());
                 if self.tickle_one_idle {
                     // 4.1 – 4.2: one idler, cycled from this PCPU's last.
                     if !cand.is_empty() {
@@ -1103,7 +1103,7 @@ impl Credit {
                 } else {
                     mask = mask.or(&cand);
                 }
-                mask = mask.and(ctx.hard_affinity(new));
+                mask = mask.and(&ctx.hard_affinity(new).sized::<W>());
             }
         } else if (Self::pinned(ctx, new) && idle.test(cpu))
             || cur_pri == PRI_IDLE
@@ -1207,7 +1207,7 @@ impl Credit {
     /// scan order, is the same as when every busy peer is tried, as Xen
     /// does; skipping the rest at once keeps a decision from costing a scan
     /// of every PCPU (Xen's own skip is per peer, on `nr_runnable`).
-    fn steal_candidates(&self, cpu: PcpuId, snext_pri: i8) -> CpuMask {
+    fn steal_candidates(&self, cpu: PcpuId, snext_pri: i8) -> CpuMask<W> {
         let mut workers = self.overloaded.andnot(&self.idlers);
         if snext_pri >= PRI_OVER {
             workers = workers.and(&self.steal_above_over);
@@ -1225,7 +1225,7 @@ impl Credit {
         ctx: &SchedCtx,
         cpu: PcpuId,
         snext_pri: i8,
-        workers: &CpuMask,
+        workers: &CpuMask<W>,
     ) -> Option<(PcpuId, VcpuId, Option<usize>)> {
         let topo: &Topology = ctx.topology();
         if self.b.steal_from_neighbour {
@@ -1251,7 +1251,9 @@ impl Credit {
             let node = topo.socket_of(cpu);
             let mut peer_node = node;
             loop {
-                let node_cpus = topo.socket_mask(PcpuId(peer_node * per_node));
+                let node_cpus = topo
+                    .socket_mask(PcpuId(peer_node * per_node))
+                    .sized::<W>();
                 let in_node = node_cpus.and(workers);
                 // 4.9+: from the node's balance bias; 4.3 – 4.8: from the
                 // node's first busy PCPU (`cpumask_first(&workers)`).
@@ -1625,7 +1627,7 @@ impl Credit {
     }
 }
 
-impl Scheduler for Credit {
+impl<const W: usize> Scheduler for Credit<W> {
     fn name(&self) -> &'static str {
         "credit"
     }
@@ -1645,7 +1647,7 @@ impl Scheduler for Credit {
                 ticker_active: false,
             })
             .collect();
-        self.idlers = topo.all();
+        self.idlers = topo.all().sized::<W>();
         self.balance_bias = (0..topo.sockets)
             .map(|s| PcpuId(s * topo.cores_per_socket * topo.threads_per_core))
             .collect();

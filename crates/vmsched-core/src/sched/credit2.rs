@@ -231,7 +231,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "credit2",
     "Credit2",
     PARAMS,
-    |p| Box::new(Credit2::new(p)),
+    |p, n| sized_scheduler!(n, W => Credit2::<W>::new(p)),
 )
 .about(
     "Xen's Credit2 scheduler: shared credit-ordered run queues, weight-scaled burn, epochs, load balancing, caps.",
@@ -378,7 +378,7 @@ struct Dom {
 }
 
 #[derive(Clone, Debug)]
-struct Runqueue {
+struct Runqueue<const W: usize> {
     /// Queued VCPUs, highest credit first, FIFO among equals.
     runq: Vec<VcpuId>,
     /// Every VCPU assigned here, in assignment order.
@@ -390,16 +390,16 @@ struct Runqueue {
     avgload: i64,
     b_avgload: i64,
     load_last_update: i64,
-    active: CpuMask,
-    idle: CpuMask,
-    tickled: CpuMask,
+    active: CpuMask<W>,
+    idle: CpuMask<W>,
+    tickled: CpuMask<W>,
     /// Cores whose threads are all idle and untickled.
-    smt_idle: CpuMask,
+    smt_idle: CpuMask<W>,
     pick_bias: PcpuId,
 }
 
 /// The Credit2 scheduler's state.
-pub struct Credit2 {
+pub struct Credit2<const W: usize> {
     version: Version,
     ratelimit_ns: i64,
     level: RunqueueLevel,
@@ -415,11 +415,11 @@ pub struct Credit2 {
 
     units: Vec<Unit>,
     doms: Vec<Dom>,
-    rqs: Vec<Runqueue>,
+    rqs: Vec<Runqueue<W>>,
     /// Run queue of each PCPU.
     pcpu_rq: Vec<usize>,
     /// SMT siblings of each PCPU within its run queue.
-    rq_sibling: Vec<CpuMask>,
+    rq_sibling: Vec<CpuMask<W>>,
 
     stat_resets: u64,
     stat_balance_moves: u64,
@@ -430,9 +430,9 @@ pub struct Credit2 {
     stat_migrations: u64,
 }
 
-impl Credit2 {
+impl<const W: usize> Credit2<W> {
     /// A Credit2 scheduler with validated global parameters.
-    pub fn new(p: &Params) -> Credit2 {
+    pub fn new(p: &Params) -> Credit2<W> {
         let level = match p.str("runqueue") {
             "cpu" => RunqueueLevel::Cpu,
             "core" => RunqueueLevel::Core,
@@ -518,12 +518,12 @@ impl Credit2 {
     }
 
     /// `affinity_balance_cpumask`: soft ∩ hard (hard if empty), or hard.
-    fn balance_mask(ctx: &SchedCtx, v: VcpuId, step: Step) -> CpuMask {
-        let hard = *ctx.hard_affinity(v);
+    fn balance_mask(ctx: &SchedCtx, v: VcpuId, step: Step) -> CpuMask<W> {
+        let hard = ctx.hard_affinity(v).sized::<W>();
         match step {
             Step::Hard => hard,
             Step::Soft => {
-                let s = ctx.soft_affinity(v).and(&hard);
+                let s = ctx.soft_affinity(v).sized::<W>().and(&hard);
                 if s.is_empty() {
                     hard
                 } else {
@@ -557,12 +557,13 @@ impl Credit2 {
     /// `max` PCPUs, counting whole cores of the PCPUs already there?
     fn siblings_fit(&self, ctx: &SchedCtx, r: usize, cpu: PcpuId, max: u32) -> bool {
         let t = ctx.topology();
-        let mut counted = CpuMask::empty();
+        let mut counted = CpuMask::<W>::empty();
         let mut total = 0;
         for c in self.rqs[r].active.iter() {
-            if !t.sibling_mask(c).intersects(&counted) {
-                counted = counted.or(t.sibling_mask(c));
-                total += t.sibling_mask(c).count();
+            let siblings = t.sibling_mask(c).sized::<W>();
+            if !siblings.intersects(&counted) {
+                counted = counted.or(&siblings);
+                total += siblings.count();
             }
         }
         total + t.sibling_mask(cpu).count() <= max
@@ -584,7 +585,7 @@ impl Credit2 {
             }
             if self.rqs[r]
                 .active
-                .intersects(ctx.topology().sibling_mask(cpu))
+                .intersects(&ctx.topology().sibling_mask(cpu).sized::<W>())
             {
                 chosen = Some(r);
                 break;
@@ -609,10 +610,10 @@ impl Credit2 {
                 avgload: 0,
                 b_avgload: 0,
                 load_last_update: 0,
-                active: CpuMask::empty(),
-                idle: CpuMask::empty(),
-                tickled: CpuMask::empty(),
-                smt_idle: CpuMask::empty(),
+                active: CpuMask::<W>::empty(),
+                idle: CpuMask::<W>::empty(),
+                tickled: CpuMask::<W>::empty(),
+                smt_idle: CpuMask::<W>::empty(),
                 pick_bias: cpu,
             });
             self.rqs.len() - 1
@@ -953,7 +954,7 @@ impl Credit2 {
     // ----- tickling -------------------------------------------------------------------
 
     /// `smt_idle_mask_set`: mark `cpu`'s core fully idle if all its threads are in `idlers`.
-    fn smt_idle_set(&mut self, r: usize, cpu: PcpuId, idlers: &CpuMask) {
+    fn smt_idle_set(&mut self, r: usize, cpu: PcpuId, idlers: &CpuMask<W>) {
         let sib = self.rq_sibling[cpu.idx()];
         if sib.is_subset(idlers) {
             self.rqs[r].smt_idle = self.rqs[r].smt_idle.or(&sib);
@@ -1004,10 +1005,10 @@ impl Credit2 {
             score -= i64::from(self.migrate_resist);
         }
         if score > 0 {
-            if ctx.soft_affinity(new).test(cpu) {
+            if ctx.soft_affinity(new).sized::<W>().test(cpu) {
                 score += i64::from(CREDIT_INIT);
             }
-            if !ctx.soft_affinity(cur).test(cpu) {
+            if !ctx.soft_affinity(cur).sized::<W>().test(cpu) {
                 score += i64::from(CREDIT_INIT);
             }
         }
@@ -1039,13 +1040,13 @@ impl Credit2 {
         if !self.since(Version::new(4, 8)) {
             return self.tickle_target_old(ctx, new, cpu, r, now);
         }
-        let hard = *ctx.hard_affinity(new);
+        let hard = ctx.hard_affinity(new).sized::<W>();
         {
             let rq = &self.rqs[r];
             if hard.count() == 1 && rq.idle.test(cpu) && !rq.tickled.test(cpu) {
                 return Some(cpu);
             }
-            let test_or_cycle = |m: &CpuMask| if m.test(cpu) { Some(cpu) } else { m.cycle(cpu) };
+            let test_or_cycle = |m: &CpuMask<W>| if m.test(cpu) { Some(cpu) } else { m.cycle(cpu) };
             for &step in self.steps(ctx, new) {
                 let aff = Self::balance_mask(ctx, new, step);
                 let cores = if self.smt_power_savings {
@@ -1071,7 +1072,7 @@ impl Credit2 {
             if s > max {
                 max = s;
                 best = Some(cpu);
-                if ctx.soft_affinity(new).test(cpu) {
+                if ctx.soft_affinity(new).sized::<W>().test(cpu) {
                     return best;
                 }
             }
@@ -1161,7 +1162,7 @@ impl Credit2 {
 
     /// `csched2_res_pick`: least-loaded run queue, a PCPU of it round-robin.
     fn res_pick(&mut self, ctx: &SchedCtx, v: VcpuId) -> PcpuId {
-        let hard = *ctx.hard_affinity(v);
+        let hard = ctx.hard_affinity(v).sized::<W>();
         if std::mem::take(&mut self.um(v).runq_migrate_request) {
             if let Some(t) = self.u(v).migrate_rqd {
                 let m = hard.and(&self.rqs[t].active);
@@ -1172,7 +1173,7 @@ impl Credit2 {
             }
         }
         let has_soft = self.has_soft(ctx, v);
-        let soft = *ctx.soft_affinity(v);
+        let soft = ctx.soft_affinity(v).sized::<W>();
         let mine = self.u(v).rqd;
         let mut min: Option<(i64, usize)> = None;
         let mut min_soft: Option<(i64, usize)> = None;
@@ -1207,7 +1208,7 @@ impl Credit2 {
     }
 
     fn migrateable(&self, ctx: &SchedCtx, v: VcpuId, r: usize) -> bool {
-        !self.u(v).runq_migrate_request && ctx.hard_affinity(v).intersects(&self.rqs[r].active)
+        !self.u(v).runq_migrate_request && ctx.hard_affinity(v).sized::<W>().intersects(&self.rqs[r].active)
     }
 
     /// `migrate`: move `v` to run queue `t` (or ask its PCPU to let it go).
@@ -1230,7 +1231,7 @@ impl Credit2 {
                 self.update_runq_load(old, -1, now);
             }
             self.runq_deassign(v);
-            let mask = ctx.hard_affinity(v).and(&self.rqs[t].active);
+            let mask = ctx.hard_affinity(v).sized::<W>().and(&self.rqs[t].active);
             let c = mask.cycle(self.rqs[t].pick_bias).expect("migrateable");
             self.rqs[t].pick_bias = c;
             ctx.set_processor(v, c);
@@ -1374,7 +1375,7 @@ impl Credit2 {
                     soft_aff_preempt = m
                         .and(&rq.idle)
                         .andnot(&rq.tickled)
-                        .intersects(&ctx.topology().all());
+                        .intersects(&ctx.topology().all().sized::<W>());
                 }
             }
             if runnable && !soft_aff_preempt {
@@ -1390,7 +1391,7 @@ impl Credit2 {
             if !self.runnable(ctx, svc) {
                 continue;
             }
-            if !ctx.hard_affinity(svc).test(cpu) {
+            if !ctx.hard_affinity(svc).sized::<W>().test(cpu) {
                 skipped = true;
                 continue;
             }
@@ -1460,7 +1461,7 @@ impl Credit2 {
     }
 }
 
-impl Scheduler for Credit2 {
+impl<const W: usize> Scheduler for Credit2<W> {
     fn name(&self) -> &'static str {
         "credit2"
     }
@@ -1476,13 +1477,14 @@ impl Scheduler for Credit2 {
                 let rq = &self.rqs[self.pcpu_rq[p]];
                 ctx.topology()
                     .sibling_mask(PcpuId(p as u32))
+                    .sized::<W>()
                     .and(&rq.active)
             })
             .collect();
         // smt_idle holds whole idle cores only.
         for r in 0..self.rqs.len() {
             let idle = self.rqs[r].idle;
-            self.rqs[r].smt_idle = CpuMask::empty();
+            self.rqs[r].smt_idle = CpuMask::<W>::empty();
             for p in idle.iter() {
                 self.smt_idle_set(r, p, &idle);
             }

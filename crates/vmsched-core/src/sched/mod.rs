@@ -638,8 +638,31 @@ impl<'a> SchedCtx<'a> {
     }
 }
 
-/// Builds a scheduler from its validated global parameters.
-pub type SchedulerFactory = fn(&Params) -> Box<dyn Scheduler>;
+/// Builds a scheduler from its validated global parameters, for a host of
+/// the given number of PCPUs (a scheduler that keeps PCPU masks sizes them
+/// to the host with `sized_scheduler!`).
+pub type SchedulerFactory = fn(&Params, usize) -> Box<dyn Scheduler>;
+
+/// A scheduler generic over its mask width, built at the width a host of
+/// `$npcpus` PCPUs needs: one word up to 64 PCPUs, the widest beyond
+/// ([`crate::cpumask::words_for`]). `$make` builds it with the width named
+/// `$w`: `sized_scheduler!(n, W => Credit::<W>::new(p))`. The two widths are
+/// the only ones compiled.
+macro_rules! sized_scheduler {
+    ($npcpus:expr, $w:ident => $make:expr) => {
+        match $crate::cpumask::words_for($npcpus) {
+            1 => {
+                const $w: usize = 1;
+                Box::new($make) as Box<dyn $crate::sched::Scheduler>
+            }
+            _ => {
+                const $w: usize = $crate::cpumask::MAX_WORDS;
+                Box::new($make) as Box<dyn $crate::sched::Scheduler>
+            }
+        }
+    };
+}
+
 /// Builds a scheduler defined outside this crate (a Python class, through
 /// the bindings) from its validated global parameters.
 pub type ExternalFactory = dyn Fn(&Params) -> Box<dyn Scheduler> + Send + Sync;
@@ -814,7 +837,7 @@ pub fn accept_domain_ops(
 
 /// The `make` of an external entry: never called, [`SchedulerInfo::build`]
 /// uses the external factory.
-fn external_only(_p: &Params) -> Box<dyn Scheduler> {
+fn external_only(_p: &Params, _npcpus: usize) -> Box<dyn Scheduler> {
     unreachable!("an external scheduler is built by its external factory")
 }
 
@@ -939,11 +962,12 @@ impl SchedulerInfo {
             .collect()
     }
 
-    /// Build the scheduler from validated global parameters.
-    pub fn build(&self, params: &Params) -> Box<dyn Scheduler> {
+    /// Build the scheduler from validated global parameters, for a host of
+    /// `npcpus` PCPUs.
+    pub fn build(&self, params: &Params, npcpus: usize) -> Box<dyn Scheduler> {
         match self.external {
             Some(make) => make(params),
-            None => (self.make)(params),
+            None => (self.make)(params, npcpus),
         }
     }
 
@@ -1162,9 +1186,12 @@ mod tests {
                 s.name,
             )
             .expect("the defaults are valid");
-            let reported: Vec<&str> = s.build(&global).counters().iter().map(|c| c.0).collect();
-            let declared: Vec<&str> = s.declared_counters().map(|c| c.0).collect();
-            assert_eq!(reported, declared, "{}", s.name);
+            for npcpus in [2, crate::cpumask::MAX_PCPUS] {
+                let sched = s.build(&global, npcpus);
+                let reported: Vec<&str> = sched.counters().iter().map(|c| c.0).collect();
+                let declared: Vec<&str> = s.declared_counters().map(|c| c.0).collect();
+                assert_eq!(reported, declared, "{}", s.name);
+            }
             assert!(s.declared_counters().all(|c| !c.1.is_empty()), "{}", s.name);
         }
     }

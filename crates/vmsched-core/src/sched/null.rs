@@ -38,7 +38,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "null",
     "null",
     PARAMS,
-    |_| Box::new(Null::default()),
+    |_, n| sized_scheduler!(n, W => Null::<W>::default()),
 )
 .about(
     "Xen's null scheduler: each VCPU statically owns one PCPU; VCPUs beyond the PCPU count wait forever.",
@@ -54,17 +54,17 @@ enum Step {
 
 /// The null scheduler's state.
 #[derive(Default)]
-pub struct Null {
+pub struct Null<const W: usize> {
     /// The VCPU assigned to each PCPU.
     assigned: Vec<Option<VcpuId>>,
     /// VCPUs without a PCPU, in arrival order.
     waitq: Vec<VcpuId>,
     in_waitq: Vec<bool>,
-    cpus_free: CpuMask,
+    cpus_free: CpuMask<W>,
     stat_waitq_assignments: u64,
 }
 
-impl Null {
+impl<const W: usize> Null<W> {
     fn steps(ctx: &SchedCtx, v: VcpuId) -> &'static [Step] {
         if ctx.has_soft_affinity(v) {
             &[Step::Soft, Step::Hard]
@@ -74,12 +74,12 @@ impl Null {
     }
 
     /// `affinity_balance_cpumask`: soft ∩ hard (hard if empty), or hard.
-    fn balance_mask(ctx: &SchedCtx, v: VcpuId, step: Step) -> CpuMask {
-        let hard = *ctx.hard_affinity(v);
+    fn balance_mask(ctx: &SchedCtx, v: VcpuId, step: Step) -> CpuMask<W> {
+        let hard = ctx.hard_affinity(v).sized::<W>();
         match step {
             Step::Hard => hard,
             Step::Soft => {
-                let s = ctx.soft_affinity(v).and(&hard);
+                let s = ctx.soft_affinity(v).sized::<W>().and(&hard);
                 if s.is_empty() {
                     hard
                 } else {
@@ -158,7 +158,7 @@ impl Null {
     }
 }
 
-impl Scheduler for Null {
+impl<const W: usize> Scheduler for Null<W> {
     fn name(&self) -> &'static str {
         "null"
     }
@@ -166,7 +166,7 @@ impl Scheduler for Null {
     fn init(&mut self, ctx: &mut SchedCtx) {
         self.assigned = vec![None; ctx.npcpus()];
         self.in_waitq = vec![false; ctx.nvcpus()];
-        self.cpus_free = ctx.topology().all();
+        self.cpus_free = ctx.topology().all().sized();
     }
 
     fn init_domain(&mut self, _ctx: &mut SchedCtx, _dom: DomId, _params: &Params) {}
@@ -208,7 +208,7 @@ impl Scheduler for Null {
             return;
         }
         self.waitq_push(v);
-        for c in ctx.hard_affinity(v).and(&self.cpus_free).iter() {
+        for c in ctx.hard_affinity(v).sized::<W>().and(&self.cpus_free).iter() {
             ctx.tickle(c);
         }
     }

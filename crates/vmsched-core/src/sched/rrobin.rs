@@ -137,7 +137,7 @@ const PARAMS: &[ParamSpec] = &[ParamSpec::int("rr_slice", RR_SLICE_NS, 1_000, i3
 
 /// The registry entry: no caps, no shares, no checks beyond the parameter's range.
 pub const INFO: SchedulerInfo =
-    SchedulerInfo::new("rrobin", "Round-robin", PARAMS, |p| Box::new(RoundRobin::new(p)))
+    SchedulerInfo::new("rrobin", "Round-robin", PARAMS, |p, _| Box::new(RoundRobin::new(p)))
         .about(
             "Xen 2.0's round-robin: per-PCPU FIFO, fixed 10 ms slices, wakers to the head without preemption.",
             "Xen 2.0.x (removed in 2005)",

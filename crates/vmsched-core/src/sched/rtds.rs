@@ -120,7 +120,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "rtds",
     "RTDS",
     PARAMS,
-    |p| Box::new(Rtds::new(p)),
+    |p, n| sized_scheduler!(n, W => Rtds::<W>::new(p)),
 )
 .about(
     "Xen's RTDS scheduler: per-VCPU budget/period deferrable servers under global EDF, optional extratime.",
@@ -205,7 +205,7 @@ struct Unit {
 }
 
 /// The RTDS scheduler's state.
-pub struct Rtds {
+pub struct Rtds<const W: usize> {
     extratime_exists: bool,
     units: Vec<Unit>,
     /// Domain parameters until the domain's VCPUs are inserted.
@@ -217,7 +217,7 @@ pub struct Rtds {
     /// Pending replenishments, ordered like `runq`.
     replq: Vec<VcpuId>,
     /// PCPUs tickled and not yet rescheduled.
-    tickled: CpuMask,
+    tickled: CpuMask<W>,
     timer_home: PcpuId,
 
     stat_replenishments: u64,
@@ -226,9 +226,9 @@ pub struct Rtds {
     stat_depletions: u64,
 }
 
-impl Rtds {
+impl<const W: usize> Rtds<W> {
     /// An RTDS scheduler with validated global parameters.
-    pub fn new(p: &Params) -> Rtds {
+    pub fn new(p: &Params) -> Rtds<W> {
         Rtds {
             extratime_exists: p.version("xen_version") >= Version::new(4, 10),
             units: Vec::new(),
@@ -236,7 +236,7 @@ impl Rtds {
             runq: Vec::new(),
             depletedq: Vec::new(),
             replq: Vec::new(),
-            tickled: CpuMask::empty(),
+            tickled: CpuMask::<W>::empty(),
             timer_home: PcpuId(0),
             stat_replenishments: 0,
             stat_tickles: 0,
@@ -394,7 +394,7 @@ impl Rtds {
 
     /// `runq_tickle`: an idle PCPU (its own first), else the lowest-priority one it outranks.
     fn runq_tickle(&mut self, ctx: &mut SchedCtx, new: VcpuId) {
-        let mut not_tickled = ctx.hard_affinity(new).andnot(&self.tickled);
+        let mut not_tickled = ctx.hard_affinity(new).sized::<W>().andnot(&self.tickled);
         let start = ctx.processor(new);
         let mut cpu = if not_tickled.test(start) {
             Some(start)
@@ -487,7 +487,7 @@ impl Rtds {
     }
 }
 
-impl Scheduler for Rtds {
+impl<const W: usize> Scheduler for Rtds<W> {
     fn name(&self) -> &'static str {
         "rtds"
     }
@@ -583,7 +583,7 @@ impl Scheduler for Rtds {
             .runq
             .iter()
             .copied()
-            .find(|&x| ctx.hard_affinity(x).test(cpu));
+            .find(|&x| ctx.hard_affinity(x).sized::<W>().test(cpu));
         if let Some(n) = snext {
             if !ctx.is_runnable(n) {
                 self.q_remove(n);
@@ -640,7 +640,7 @@ impl Scheduler for Rtds {
 
     /// `rt_res_pick`: stay if allowed, else the next allowed PCPU.
     fn pick_cpu(&mut self, ctx: &mut SchedCtx, v: VcpuId) -> PcpuId {
-        let hard = ctx.hard_affinity(v);
+        let hard = ctx.hard_affinity(v).sized::<W>();
         let cur = ctx.processor(v);
         if hard.test(cur) {
             cur

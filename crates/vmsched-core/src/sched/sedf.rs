@@ -244,7 +244,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "sedf",
     "SEDF",
     PARAMS,
-    |p| Box::new(Sedf::new(p)),
+    |p, _| Box::new(Sedf::new(p)),
 )
 .about(
     "Xen's SEDF: per-PCPU EDF reservations (period, slice) with weighted slack in 500 us quanta.",

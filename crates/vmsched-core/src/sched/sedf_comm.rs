@@ -118,7 +118,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "sedf-comm",
     "SEDF-comm",
     PARAMS,
-    |p| Box::new(SedfComm::new(p)),
+    |p, _| Box::new(SedfComm::new(p)),
 )
 .about(
     "Communication-aware SEDF: SEDF's reservations, the most network-intensive domain first within a period, optional I/O accounting.",

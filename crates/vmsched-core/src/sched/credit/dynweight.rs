@@ -112,7 +112,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "credit-dynweight",
     "Credit, dynamic weights",
     extended_params!(CREDIT_PARAMS, OWN_PARAMS),
-    |p| Box::new(CreditDynweight::new(p)),
+    |p, n| sized_scheduler!(n, W => CreditDynweight::<W>::new(p)),
 )
 .about(
     "Credit with dynamic weights (dynamic-weight Credit thesis chapter): weights stepped every window so each domain gets the same fraction of its demand.",
@@ -159,8 +159,8 @@ struct Meter {
 }
 
 /// Credit whose weights follow measured demand.
-pub struct CreditDynweight {
-    c: Credit,
+pub struct CreditDynweight<const W: usize> {
+    c: Credit<W>,
     window_ns: u64,
     /// `gain` in units of 2^-16.
     gain: u128,
@@ -170,9 +170,9 @@ pub struct CreditDynweight {
     stat_updates: u64,
 }
 
-impl CreditDynweight {
+impl<const W: usize> CreditDynweight<W> {
     /// A dynamic-weight Credit scheduler with validated global parameters.
-    pub fn new(p: &Params) -> CreditDynweight {
+    pub fn new(p: &Params) -> CreditDynweight<W> {
         let mut s = CreditDynweight {
             c: Credit::new(p),
             window_ns: 0,
@@ -339,7 +339,7 @@ fn scale_to(parts: &[u128], sum: u128, total: u128) -> Vec<u128> {
     out
 }
 
-impl Scheduler for CreditDynweight {
+impl<const W: usize> Scheduler for CreditDynweight<W> {
     fn name(&self) -> &'static str {
         INFO.name
     }

@@ -112,7 +112,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "credit-enhanced",
     "Enhanced",
     PARAMS,
-    |p| Box::new(CreditEnhanced::new(p)),
+    |p, n| sized_scheduler!(n, W => CreditEnhanced::<W>::new(p)),
 )
 .about(
     "Enhanced credit (Xen scheduler thesis, 2015): Credit that runs the queued VCPU with the most remaining credit and moves the others to idle PCPUs.",
@@ -137,8 +137,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
 .with_counters_after(super::COUNTERS, COUNTERS);
 
 /// Credit with the Enhanced choice.
-pub struct CreditEnhanced {
-    c: Credit,
+pub struct CreditEnhanced<const W: usize> {
+    c: Credit<W>,
     /// Decisions whose choice was not the head of the run queue.
     stat_supersedes: u64,
     /// Queued VCPUs moved to an idle PCPU.
@@ -152,9 +152,9 @@ pub struct CreditEnhanced {
     stat_ratelimit_overrides: u64,
 }
 
-impl CreditEnhanced {
+impl<const W: usize> CreditEnhanced<W> {
     /// An Enhanced credit scheduler with validated global parameters.
-    pub fn new(p: &Params) -> CreditEnhanced {
+    pub fn new(p: &Params) -> CreditEnhanced<W> {
         CreditEnhanced {
             c: Credit::new(p),
             stat_supersedes: 0,
@@ -197,7 +197,7 @@ impl CreditEnhanced {
     }
 
     /// Idle PCPUs with nothing queued that nobody has tickled yet.
-    fn empty_pcpus(&self, ctx: &SchedCtx, cpu: PcpuId) -> CpuMask {
+    fn empty_pcpus(&self, ctx: &SchedCtx, cpu: PcpuId) -> CpuMask<W> {
         let mut m = self.c.idlers;
         m.clear(cpu);
         for p in self.c.idlers.iter() {
@@ -211,7 +211,7 @@ impl CreditEnhanced {
     /// Where queued `v` may go: an empty PCPU of its soft affinity, else of
     /// its hard affinity; none for a yielding or cache-hot VCPU (those are
     /// not stolen either).
-    fn empty_target(&self, ctx: &SchedCtx, v: VcpuId, empty: &CpuMask) -> Option<PcpuId> {
+    fn empty_target(&self, ctx: &SchedCtx, v: VcpuId, empty: &CpuMask<W>) -> Option<PcpuId> {
         let u = self.c.u(v);
         let hot = self.c.migration_delay_ns > 0
             && ctx.now().since(u.last_sched_time) < self.c.migration_delay_ns;
@@ -222,7 +222,7 @@ impl CreditEnhanced {
             if step == Step::Soft && !self.c.has_soft(ctx, v) {
                 continue;
             }
-            let cand = Credit::affinity(ctx, v, step).and(empty);
+            let cand = Credit::<W>::affinity(ctx, v, step).and(empty);
             if let Some(t) = cand.cycle(ctx.processor(v)) {
                 return Some(t);
             }
@@ -258,7 +258,7 @@ impl CreditEnhanced {
     }
 }
 
-impl Scheduler for CreditEnhanced {
+impl<const W: usize> Scheduler for CreditEnhanced<W> {
     fn name(&self) -> &'static str {
         INFO.name
     }

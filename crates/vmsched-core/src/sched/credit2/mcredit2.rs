@@ -90,7 +90,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
     "mcredit2",
     "Mcredit2",
     extended_params!(CREDIT2_PARAMS, OWN_PARAMS),
-    |p| Box::new(Mcredit2::new(p)),
+    |p, n| sized_scheduler!(n, W => Mcredit2::<W>::new(p)),
 )
 .about(
     "Mcredit2 (Kang & Lee 2018): Credit2 that periodically boosts the weight of the domain causing the most credit resets.",
@@ -117,8 +117,8 @@ pub const INFO: SchedulerInfo = SchedulerInfo::new(
 .with_counters_after(super::COUNTERS, COUNTERS);
 
 /// Credit2 with Mcredit2's weight boost.
-pub struct Mcredit2 {
-    c2: Credit2,
+pub struct Mcredit2<const W: usize> {
+    c2: Credit2<W>,
     period_ns: u64,
     /// Configured weight of each domain.
     base_weight: Vec<u32>,
@@ -132,9 +132,9 @@ pub struct Mcredit2 {
     stat_boost_changes: u64,
 }
 
-impl Mcredit2 {
+impl<const W: usize> Mcredit2<W> {
     /// An Mcredit2 scheduler with validated global parameters.
-    pub fn new(p: &Params) -> Mcredit2 {
+    pub fn new(p: &Params) -> Mcredit2<W> {
         Mcredit2 {
             c2: Credit2::new(p),
             period_ns: p.int("boost_period_ms") as u64 * NS_PER_MS,
@@ -203,7 +203,7 @@ impl Mcredit2 {
     }
 }
 
-impl Scheduler for Mcredit2 {
+impl<const W: usize> Scheduler for Mcredit2<W> {
     fn name(&self) -> &'static str {
         INFO.name
     }
