@@ -1,12 +1,29 @@
 //! Run a scenario file and print the summary JSON: `cargo run --example run -- FILE`.
+//! FILE may also be a standard benchmark case's name (`bench::standard`,
+//! e.g. `512pcpu-2048dom-mixed`), optionally with its length in simulated
+//! seconds: `run CASE [SECONDS]` (two lengths under callgrind give the
+//! instructions per event, start-up and summary cancelling out).
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run SCENARIO.toml");
-    let text = std::fs::read_to_string(&path).expect("readable file");
-    let sc = match vmsched_core::Scenario::from_toml_str(&text) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            std::process::exit(2);
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: run SCENARIO.toml | run CASE [SECONDS]");
+    let case = vmsched_core::bench::standard(false)
+        .into_iter()
+        .find(|c| c.name == path);
+    let sc = if let Some(mut case) = case {
+        if let Some(s) = std::env::args().nth(2) {
+            let secs: f64 = s.parse().expect("seconds");
+            case.scenario.run.duration_ns = (secs * 1e9) as u64;
+        }
+        case.scenario
+    } else {
+        let text = std::fs::read_to_string(&path).expect("readable file");
+        match vmsched_core::Scenario::from_toml_str(&text) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                std::process::exit(2);
+            }
         }
     };
     let t = std::time::Instant::now();
