@@ -471,6 +471,7 @@ fn main() {
     // Which timer each pop took: the replay through the engine's queue tells.
     let mut q = EventQueue::default();
     let mut now = 0u64;
+    let mut by_kind: std::collections::BTreeMap<&str, u64> = Default::default();
     let mut delays: Vec<u64> = Vec::with_capacity(ops.len());
     for op in &ops {
         match *op {
@@ -507,6 +508,16 @@ fn main() {
                 len -= 1;
                 let (t, ev) = q.pop().expect("the recorded pop");
                 now = t.0;
+                let kind = match ev {
+                    Event::Softirq { .. } => "softirq",
+                    Event::SliceEnd { .. } => "slice end",
+                    Event::SchedTimer { .. } => "scheduler timer",
+                    Event::WorkDone { .. } => "work done",
+                    Event::WorkloadTimer { .. } => "workload timer",
+                    Event::Io { .. } => "I/O",
+                    _ => "other",
+                };
+                *by_kind.entry(kind).or_default() += 1;
                 if let Some(tm) = timer_of(ev) {
                     pending[timer_slot(tm)] = false;
                 }
@@ -546,6 +557,11 @@ fn main() {
         sizes[sizes.len() - 1]
     );
     drop(sizes);
+    let kinds: Vec<String> = by_kind
+        .iter()
+        .map(|(k, n)| format!("{k} {:.1} %", 100.0 * *n as f64 / pops as f64))
+        .collect();
+    println!("pops by kind: {}", kinds.join(", "));
     delays.sort_unstable();
     let dq = |p: f64| delays[((delays.len() - 1) as f64 * p) as usize] as f64 * 1e-3;
     println!(
