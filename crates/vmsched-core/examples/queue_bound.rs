@@ -5,23 +5,28 @@
 //!
 //! Runs the case once recording every operation on its event queue (pushes
 //! by class, cancels, pops), then prints:
-//! - events per simulated second and the operation mix per event (pushes,
-//!   re-arms of a pending timer, cancels that removed something, pops);
+//! - events per simulated second and the operation mix per popped event
+//!   (pushes, re-arms of a pending timer, cancel calls and those that
+//!   removed a pending timer), and the pops by kind;
 //! - the queue's size over the run (per operation: mean, median, 90th
-//!   percentile, maximum);
-//! - the same operations replayed, in CPU time per popped event, through
-//!   (a) the engine's own queue (`EventQueue`), alone; (b) the cheapest
-//!   exact binary heap for that mix: the standard library's heap of the
-//!   same 128-bit keys, a cancelled or re-armed timer left in place and
-//!   skipped when popped (a generation per timer); (c) the bare loop of
-//!   `vmsched bench` (`bench::bare_heap_loop`: one pop and one push per
-//!   step, nothing cancelled) at the mean size;
-//! - what each of those allows: events/s, and × real time at this case's
-//!   events per simulated second, with nothing else done per event.
+//!   percentile, maximum), how far ahead pushes are due, and how many share
+//!   one instant;
+//! - the same operations replayed, in CPU time per popped event, with
+//!   nothing else done, through (a) the engine's own queue (`EventQueue`);
+//!   (b) the standard library's binary heap of the same 128-bit keys, a
+//!   cancelled timer left in place and skipped when it comes up; (d) the
+//!   engine's heap without positions, cancelled timers skipped; (e) a
+//!   timing wheel, cancelled timers skipped; (0) reading the log alone
+//!   (included in the four); and (c) the bare loop of `vmsched bench`
+//!   (`bench::bare_heap_loop`: one pop and one push per step, nothing
+//!   cancelled) at the mean size. (d) and (e) are checked to pop what (a)
+//!   pops;
+//! - what each allows: events/s, and × real time at this case's events per
+//!   simulated second.
 //!
 //! CPU time is the thread's own (`/proc/thread-self/schedstat`), so the
 //! figures hold on a shared machine; each replay is repeated and the fastest
-//! taken.
+//! taken. docs/testing.md ("The bound at 512 PCPUs") has the figures.
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use vmsched_core::engine::{Event, EventQueue, QueueOp, Timer};
@@ -89,7 +94,7 @@ fn replay_engine_queue(ops: &[QueueOp]) -> u64 {
     sum
 }
 
-/// (b) The cheapest exact heap for the mix: 128-bit keys (time, class,
+/// (b) The standard library's heap for the mix: 128-bit keys (time, class,
 /// sequence) as the engine's, a stale timer skipped when popped.
 fn replay_lazy_heap(ops: &[QueueOp], slots: usize) -> u64 {
     let mut heap: BinaryHeap<Reverse<(u128, u32, u32)>> = BinaryHeap::with_capacity(1 << 16);
@@ -151,22 +156,24 @@ struct Lazy {
 }
 impl Lazy {
     #[inline]
-    fn push(&mut self, t: u64, class: u64, slot: Option<usize>, a: u32, b: u32) {
+    fn push(&mut self, t: u64, class: u64, slot: Option<usize>) {
         self.seq += 1;
-        let word = (class << 62) | (self.seq << 4) | if slot.is_some() { 1 } else { 0 };
-        if let Some(s) = slot {
+        let word = (class << 62) | (self.seq << 4) | u64::from(slot.is_some());
+        let a = if let Some(s) = slot {
             if s >= self.live.len() {
                 self.live.resize(s + 1, 0);
             }
             self.live[s] = self.seq;
-        }
+            s as u32
+        } else {
+            0
+        };
         let e = E {
             time: t,
             word,
             a,
-            b: if slot.is_some() { b } else { u32::MAX },
+            b: 0,
         };
-        let _ = b;
         if self.hole {
             self.hole = false;
             self.sift_down(0, e);
@@ -211,7 +218,7 @@ impl Lazy {
         }
     }
     #[inline]
-    fn pop(&mut self, slot_of: impl Fn(u32, u32) -> usize) -> Option<u64> {
+    fn pop(&mut self) -> Option<u64> {
         loop {
             if self.hole {
                 self.hole = false;
@@ -223,7 +230,7 @@ impl Lazy {
             let top = *self.heap.first()?;
             self.hole = true;
             if top.word & 1 == 1 {
-                let s = slot_of(top.a, top.b);
+                let s = top.a as usize;
                 if self.live[s] != (top.word << 2) >> 6 {
                     continue;
                 }
@@ -240,13 +247,11 @@ fn replay_lazy_engine_heap(ops: &[QueueOp]) -> u64 {
     for op in ops {
         match *op {
             QueueOp::Push { t, class, ev } => {
-                let s = timer_of(ev).map(timer_slot);
-                let a = s.map_or(0, |s| s as u32);
-                q.push(t.0, u64::from(class), s, a, 0);
+                q.push(t.0, u64::from(class), timer_of(ev).map(timer_slot));
             }
             QueueOp::Cancel(timer) => q.cancel(timer_slot(timer)),
             QueueOp::Pop => {
-                let t = q.pop(|a, _| a as usize).expect("the recorded pop");
+                let t = q.pop().expect("the recorded pop");
                 sum = sum.wrapping_add(t);
             }
         }
