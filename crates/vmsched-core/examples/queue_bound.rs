@@ -139,7 +139,6 @@ struct E {
     time: u64,
     word: u64,
     a: u32,
-    b: u32,
 }
 impl E {
     #[inline]
@@ -168,12 +167,7 @@ impl Lazy {
         } else {
             0
         };
-        let e = E {
-            time: t,
-            word,
-            a,
-            b: 0,
-        };
+        let e = E { time: t, word, a };
         if self.hole {
             self.hole = false;
             self.sift_down(0, e);
@@ -298,12 +292,7 @@ impl Wheel {
         } else {
             0
         };
-        let e = E {
-            time: t,
-            word,
-            a,
-            b: 0,
-        };
+        let e = E { time: t, word, a };
         let tb = t >> SHIFT;
         debug_assert!(tb >= self.now_bucket);
         if tb - self.now_bucket < WHEEL as u64 {
@@ -371,7 +360,6 @@ impl Wheel {
                     time: (r >> 64) as u64,
                     word: r as u64,
                     a,
-                    b: 0,
                 }
             } else {
                 let i = e.expect("near");
