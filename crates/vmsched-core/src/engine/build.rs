@@ -152,7 +152,15 @@ impl Simulation {
         let any_soft = vcpus.iter().any(|v| v.soft_mask != 0);
         let world = World {
             now: Time::ZERO,
-            queue: EventQueue::default(),
+            queue: {
+                #[allow(unused_mut)]
+                let mut q = EventQueue::default();
+                // With feature `queue-trace` a simulation's queue records
+                // its operations from the first (set-up's) push on.
+                #[cfg(feature = "queue-trace")]
+                q.record();
+                q
+            },
             topo,
             platform: scenario.host.platform.clone(),
             pcpus: vec![Pcpu::default(); npcpus],

@@ -31,6 +31,8 @@ mod summary;
 mod switch;
 mod tracing;
 
+#[cfg(feature = "queue-trace")]
+pub use queue::QueueOp;
 pub use queue::{Event, EventQueue, Timer};
 pub use summary::SummaryParts;
 
@@ -257,6 +259,14 @@ impl Simulation {
     /// heap of this size).
     pub fn queue_len(&self) -> usize {
         self.w.queue.len()
+    }
+
+    /// The queue's operations recorded since the last call (feature
+    /// `queue-trace`, under which a simulation's queue records from its
+    /// first push; the `queue_bound` example replays them).
+    #[cfg(feature = "queue-trace")]
+    pub fn take_queue_trace(&mut self) -> Vec<QueueOp> {
+        self.w.queue.take_trace()
     }
 
     /// The sampled series so far.

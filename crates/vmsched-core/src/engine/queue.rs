@@ -242,9 +242,45 @@ pub struct EventQueue {
     ghosts_pending: Vec<(u64, u64)>,
     /// Due times of removed work completions not yet passed by a popped event.
     ghost_times: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
+    /// Every operation, in order, once recording is on (feature `queue-trace` only).
+    #[cfg(feature = "queue-trace")]
+    trace: Option<Vec<QueueOp>>,
+}
+
+/// One operation on the queue, as recorded with feature `queue-trace`
+/// (replayed by the `queue_bound` example).
+#[cfg(feature = "queue-trace")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueOp {
+    /// `push` (class 0), `push_late` (1) or `push_softirq` (2) of `ev` at `t`.
+    Push { t: Time, class: u8, ev: Event },
+    /// `cancel(timer)`.
+    Cancel(Timer),
+    /// A pop that returned an event.
+    Pop,
 }
 
 impl EventQueue {
+    /// Record every operation from now on (feature `queue-trace`).
+    #[cfg(feature = "queue-trace")]
+    pub fn record(&mut self) {
+        self.trace.get_or_insert_with(Vec::new);
+    }
+
+    /// The operations recorded since the last call (feature `queue-trace`).
+    #[cfg(feature = "queue-trace")]
+    pub fn take_trace(&mut self) -> Vec<QueueOp> {
+        self.trace.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    #[cfg(feature = "queue-trace")]
+    #[inline]
+    fn log(&mut self, op: QueueOp) {
+        if let Some(t) = &mut self.trace {
+            t.push(op);
+        }
+    }
+
     /// Schedule `ev` at `t`.
     #[inline]
     pub fn push(&mut self, t: Time, ev: Event) {
@@ -265,6 +301,8 @@ impl EventQueue {
 
     #[inline]
     fn push_with(&mut self, t: Time, class: u8, ev: Event) {
+        #[cfg(feature = "queue-trace")]
+        self.log(QueueOp::Push { t, class, ev });
         self.seq += 1;
         debug_assert!(self.seq < 1 << SEQ_BITS);
         let (kind, a, b) = ev.encode();
@@ -319,6 +357,8 @@ impl EventQueue {
     /// Take `timer`'s pending instance, if any, off the queue.
     #[inline]
     pub fn cancel(&mut self, timer: Timer) {
+        #[cfg(feature = "queue-trace")]
+        self.log(QueueOp::Cancel(timer));
         let (kind, index) = timer.slot();
         self.remove_slot(kind, index);
     }
@@ -342,6 +382,8 @@ impl EventQueue {
             self.at[s] = 0;
         }
         self.hole = true;
+        #[cfg(feature = "queue-trace")]
+        self.log(QueueOp::Pop);
         while matches!(self.ghost_times.peek(), Some(&std::cmp::Reverse(g)) if g <= top.time) {
             self.ghost_times.pop();
         }
