@@ -235,8 +235,39 @@ impl Lazy {
     }
 }
 
-fn replay_lazy_engine_heap(ops: &[QueueOp]) -> u64 {
-    let mut q = Lazy::default();
+/// A prototype queue the log is replayed through: (d) and (e).
+trait Replayable {
+    fn push(&mut self, t: u64, class: u64, slot: Option<usize>);
+    fn cancel(&mut self, s: usize);
+    fn pop(&mut self) -> Option<u64>;
+}
+
+impl Replayable for Lazy {
+    fn push(&mut self, t: u64, class: u64, slot: Option<usize>) {
+        Lazy::push(self, t, class, slot)
+    }
+    fn cancel(&mut self, s: usize) {
+        Lazy::cancel(self, s)
+    }
+    fn pop(&mut self) -> Option<u64> {
+        Lazy::pop(self)
+    }
+}
+
+impl Replayable for Wheel {
+    fn push(&mut self, t: u64, class: u64, slot: Option<usize>) {
+        Wheel::push(self, t, class, slot)
+    }
+    fn cancel(&mut self, s: usize) {
+        Wheel::cancel(self, s)
+    }
+    fn pop(&mut self) -> Option<u64> {
+        Wheel::pop(self)
+    }
+}
+
+/// The log through the prototype `q`: the sum of the popped times.
+fn replay_through<Q: Replayable>(mut q: Q, ops: &[QueueOp]) -> u64 {
     let mut sum = 0u64;
     for op in ops {
         match *op {
@@ -251,6 +282,10 @@ fn replay_lazy_engine_heap(ops: &[QueueOp]) -> u64 {
         }
     }
     sum
+}
+
+fn replay_lazy_engine_heap(ops: &[QueueOp]) -> u64 {
+    replay_through(Lazy::default(), ops)
 }
 
 /// (e) A timing wheel: buckets of 2^SHIFT ns, WHEEL of them ahead of the
@@ -387,21 +422,7 @@ impl Wheel {
 }
 
 fn replay_wheel(ops: &[QueueOp]) -> u64 {
-    let mut q = Wheel::new();
-    let mut sum = 0u64;
-    for op in ops {
-        match *op {
-            QueueOp::Push { t, class, ev } => {
-                q.push(t.0, u64::from(class), timer_of(ev).map(timer_slot));
-            }
-            QueueOp::Cancel(timer) => q.cancel(timer_slot(timer)),
-            QueueOp::Pop => {
-                let t = q.pop().expect("the recorded pop");
-                sum = sum.wrapping_add(t);
-            }
-        }
-    }
-    sum
+    replay_through(Wheel::new(), ops)
 }
 
 /// (0) The replay's own cost: reading and dispatching the operations.
