@@ -149,7 +149,7 @@ def make_out_dir(out: str | Path) -> tuple[str, list[str]]:
     p = check_out(out)
     created = [d for d in (p, *_parents(p)) if not os.path.exists(d)][::-1]
     try:
-        _mkdirs(p)
+        os.makedirs(p, exist_ok=True)
         probe_writable(p)
     except OSError as exc:
         remove_empty(created)
@@ -157,22 +157,6 @@ def make_out_dir(out: str | Path) -> tuple[str, list[str]]:
             f"cannot be written ({exc.strerror}); expected a writable output folder", file=str(out)
         ) from None
     return p, created
-
-
-def _mkdirs(path: str) -> None:
-    """`pathlib.Path(path).mkdir(parents=True, exist_ok=True)`, step by step
-    as pathlib does it (the same errors)."""
-    try:
-        os.mkdir(path, 0o777)
-    except FileNotFoundError:
-        parents = _parents(path)
-        if not parents or parents[0] == path:
-            raise
-        _mkdirs(parents[0])
-        os.mkdir(path, 0o777)
-    except OSError:
-        if not os.path.isdir(path):
-            raise
 
 
 def remove_empty(folders: list[str] | list[Path]) -> None:
