@@ -65,7 +65,7 @@ from vmsched.api import write_atomic
 PNG_DPI = 150
 #: zlib level of the PNGs (lossless at any level). On the reproductions' figures, RGB at
 #: level 3 took about a quarter less CPU to encode than RGBA at Pillow's default 6, for
-#: files 8 % smaller (2 % larger than RGB at level 6); docs/performance.md.
+#: files 8 % smaller (2 % larger than RGB at level 6); docs/reproduce.md, "Run times".
 PNG_COMPRESS_LEVEL = 3
 #: Statuses a Verdict may have, and the tag each shows (none for info).
 VERDICT_TAGS = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "info": ""}
